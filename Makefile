@@ -1,0 +1,91 @@
+# qdiscctl: one static binary with its BPF qdiscs compiled in as skeletons.
+#
+#   make deps     install and build every dependency (fresh Debian bookworm)
+#   make          build ./qdiscctl
+#   make check    host unit tests, then every VM test case
+#   make demo     deps + build + the demo in the VM
+#   make vmlinux  regenerate bpf/vmlinux.h from the test kernel's BTF
+#   make format   clang-format the C sources
+
+VERSION    := 0.1.0
+BUILD      ?= build
+DEPS       ?= $(BUILD)/deps
+OBJ        := $(BUILD)/obj
+
+CC         ?= gcc
+CLANG      ?= clang-16
+LLVM_STRIP ?= llvm-strip-16
+BPFTOOL    ?= $(DEPS)/bin/bpftool
+Q          := $(if $(V),,@)
+msg         = $(if $(V),,@printf '  %-8s %s\n' '$(1)' '$(2)';)
+
+CFLAGS     ?= -O2 -g
+WARN       := -Wall -Wextra -Werror
+CPPFLAGS   := -I. -I$(OBJ) -I$(DEPS)/libbpf/include -I$(DEPS)/libbpf/include/uapi \
+	      -I$(DEPS)/libmnl/include -D_GNU_SOURCE -DQDISCCTL_VERSION='"$(VERSION)"'
+LDLIBS     := $(DEPS)/libbpf/lib/libbpf.a $(DEPS)/libmnl/lib/libmnl.a -l:libelf.a -l:libz.a
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -fms-extensions -Wno-microsoft-anon-tag \
+	      -Wall -Werror -I bpf -I$(DEPS)/libbpf/include
+
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+SKELS      := $(patsubst bpf/%.bpf.c,$(OBJ)/%.skel.h,$(BPF_SRCS))
+LIB_SRCS   := $(wildcard lib/*.c) $(wildcard netlink/*.c) $(wildcard kinds/*.c)
+CMD_SRCS   := $(wildcard cmd/*.c)
+LIB_OBJS   := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS))
+CMD_OBJS   := $(patsubst %.c,$(OBJ)/%.o,$(CMD_SRCS) qdiscctl.c)
+
+.PHONY: all deps check unit vmtest demo vmlinux format clean distclean
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: qdiscctl
+
+deps:
+	scripts/deps.sh
+
+$(DEPS)/ok:
+	@echo "dependencies missing: run 'make deps' first" >&2; exit 1
+
+qdiscctl: $(CMD_OBJS) $(LIB_OBJS) | $(DEPS)/ok
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -static $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OBJ)/%.o: %.c $(SKELS) $(wildcard *.h lib/*.h netlink/*.h kinds/*.h cmd/*.h bpf/*.h) | $(DEPS)/ok
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(OBJ)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(DEPS)/ok
+	@mkdir -p $(dir $@)
+	$(call msg,CLANG,$<)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c -o $@.tmp $<
+	$(Q)$(LLVM_STRIP) -g -o $@ $@.tmp && rm -f $@.tmp
+
+$(OBJ)/%.skel.h: $(OBJ)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+vmlinux:
+	scripts/gen-vmlinux-h.sh bpf/vmlinux.h
+
+unit: $(LIB_OBJS)
+	$(Q)$(MAKE) -s -C tests/unit BUILD=$(abspath $(BUILD)) DEPS=$(abspath $(DEPS))
+
+check: qdiscctl
+	tests/run-all
+
+vmtest: qdiscctl
+	tests/vm/run
+
+demo: deps
+	$(MAKE) qdiscctl
+	tests/vm/run tests/vm/demo.sh
+
+format:
+	clang-format -i $(filter-out bpf/vmlinux.h,$(wildcard *.c *.h lib/*.[ch] netlink/*.[ch] kinds/*.[ch] cmd/*.[ch] bpf/*.[ch] tests/unit/*.[ch]))
+
+clean:
+	rm -rf $(OBJ) qdiscctl
+
+distclean:
+	rm -rf $(BUILD) qdiscctl

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What qdiscctl and its BPF qdiscs share: map layouts read or written from
+ * both sides. Included by BPF programs (after vmlinux.h) and by userspace
+ * (after <linux/types.h>), so only fixed-width __u types appear here.
+ */
+#ifndef QDISCCTL_BPF_ABI_H
+#define QDISCCTL_BPF_ABI_H
+
+/*
+ * The kernel gives a BPF qdisc no private area: every instance of one
+ * registration shares its maps. Each instance therefore claims a slot in
+ * the registration's "insts" array in .init and keeps the slot number in
+ * sch->limit, the one writable Qdisc field nothing else reads for a BPF
+ * qdisc. An ARRAY lookup by that number is inlined by the verifier, so
+ * per-instance state costs a few instructions a packet, not a hash lookup.
+ */
+#define QD_MAX_INSTANCES 64
+
+/* Identifies where an instance sits: the key of the "pending" config map. */
+struct qd_place {
+	__u64 netns;	/* network namespace cookie (SO_NETNS_COOKIE) */
+	__u32 ifindex;
+	__u32 parent;	/* TC_H_ROOT or an mq class */
+};
+
+/*
+ * sch->limit holds the slot number plus one, so that a Qdisc whose .init
+ * failed before claiming a slot (limit still 0) owns nothing in .destroy.
+ */
+#define QD_NO_SLOT 0
+
+/* Head of every kind's "insts" value; the kind's own state follows it. */
+struct qd_inst_hdr {
+	__u32 in_use;	/* claimed with cmpxchg in .init, cleared in .destroy */
+	__u32 handle;
+	struct qd_place place;
+};
+
+/* The "pending" key qdiscctl writes a kind's default options under. */
+#define QD_DEFAULTS_IFINDEX 0
+
+#endif

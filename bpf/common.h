@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What every qdiscctl BPF qdisc needs: kfuncs, constants, instance slots. */
+#ifndef QDISCCTL_BPF_COMMON_H
+#define QDISCCTL_BPF_COMMON_H
+
+/*
+ * vmlinux.h carries the prototypes of the kernel it was dumped from, some
+ * of which (the non-_impl graph kfuncs) exist only on recent kernels. We
+ * declare what we call ourselves so the programs load on every kernel
+ * since 6.16.
+ */
+#define BPF_NO_KFUNC_PROTOTYPES
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "abi.h"
+
+#define NET_XMIT_SUCCESS 0x00
+#define NET_XMIT_DROP	 0x01
+#define NET_XMIT_CN	 0x02
+
+#define EINVAL 22
+#define ENOSPC 28
+
+extern void bpf_qdisc_skb_drop(struct sk_buff *skb, struct bpf_sk_buff_ptr *to_free_list) __ksym;
+extern void bpf_qdisc_bstats_update(struct Qdisc *sch, const struct sk_buff *skb) __ksym;
+extern void bpf_qdisc_watchdog_schedule(struct Qdisc *sch, u64 expire, u64 delta_ns) __ksym;
+extern void bpf_kfree_skb(struct sk_buff *skb) __ksym;
+extern u32 bpf_skb_get_hash(struct sk_buff *skb) __ksym;
+
+static __always_inline u32 qdisc_pkt_len(const struct sk_buff *skb)
+{
+	return ((const struct qdisc_skb_cb *)skb->cb)->pkt_len;
+}
+
+/* Where sch sits. Never read .init's opt: it is NULL for default qdiscs and
+ * the verifier does not guard the load (the kernel oopses).
+ */
+static __always_inline void qd_place_of(const struct Qdisc *sch, struct qd_place *p)
+{
+	const struct net_device *dev = sch->dev_queue->dev;
+
+	p->netns = dev->nd_net.net->net_cookie;
+	p->ifindex = dev->ifindex;
+	p->parent = sch->parent;
+}
+
+/* The slot number sch claimed in .init, or -1 when it owns none. */
+static __always_inline s64 qd_slot(const struct Qdisc *sch)
+{
+	return (s64)sch->limit - 1;
+}
+
+/*
+ * Claim a free slot of an "insts" array whose values start with struct
+ * qd_inst_hdr. Instances are created under RTNL, but mq children of
+ * different devices can be torn down concurrently, hence the cmpxchg.
+ */
+static __always_inline s64 qd_claim(void *insts)
+{
+	int i;
+
+	bpf_for(i, 0, QD_MAX_INSTANCES)
+	{
+		u32 key = i;
+		struct qd_inst_hdr *h = bpf_map_lookup_elem(insts, &key);
+
+		if (!h)
+			break;
+		if (!h->in_use && __sync_val_compare_and_swap(&h->in_use, 0, 1) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static __always_inline void qd_release(struct qd_inst_hdr *h)
+{
+	h->handle = 0;
+	h->place.netns = 0;
+	h->place.ifindex = 0;
+	h->place.parent = 0;
+	__sync_lock_test_and_set(&h->in_use, 0);
+}
+
+/*
+ * A kind's options for the instance being created: what qdiscctl left
+ * under its place, else the kind's defaults (written at registration).
+ */
+static __always_inline void *qd_pending_cfg(void *pending, const struct qd_place *place)
+{
+	struct qd_place defaults = {};
+	void *cfg = bpf_map_lookup_elem(pending, place);
+
+	return cfg ? cfg : bpf_map_lookup_elem(pending, &defaults);
+}
+
+#endif

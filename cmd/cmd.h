@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A subcommand: one file under cmd/ defines and registers one. */
+#ifndef QDISCCTL_CMD_H
+#define QDISCCTL_CMD_H
+
+struct qd_cmd {
+	const char *name;
+	const char *alias;   /* tc's other spelling (delete, list), or NULL */
+	const char *args;    /* synopsis after the name */
+	const char *summary; /* one line */
+	const char *help;    /* more, for `qdiscctl help NAME`; may be NULL */
+	int order;	     /* position in listings */
+	/* argv[0] is the command name; returns an exit code (enum qd_exit). */
+	int (*run)(int argc, char **argv);
+};
+
+#define QD_CMD_REGISTER(cmd)                                                                       \
+	static const struct qd_cmd *const qd_cmd_ptr_##cmd                                        \
+		__attribute__((used, section("qdiscctl_cmds"), aligned(sizeof(void *)))) = &cmd
+
+/* The commands in listing order, NULL-ended. */
+const struct qd_cmd *const *qd_cmds(void);
+/* By name or unambiguous prefix; prints why and returns NULL otherwise. */
+const struct qd_cmd *qd_cmd_find(const char *word);
+
+/* The command overview `help` and a bare `qdiscctl` print. */
+#include <stdio.h>
+void qd_usage(FILE *f);
+
+/* Run one command line (argv[0] = command): what `-b` does for each line. */
+int qd_cmd_run(int argc, char **argv);
+
+/* 0 when the kernel can run BPF qdiscs; else says why, returns the exit code. */
+int qd_check_kernel(void);
+
+/* add and replace share everything but the netlink flags. */
+int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags);
+
+#endif

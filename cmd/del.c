@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/rtnetlink.h>
+
+#include "cmd/cmd.h"
+#include "kinds/kind.h"
+#include "lib/common.h"
+#include "lib/registry.h"
+#include "lib/spec.h"
+#include "netlink/qdisc.h"
+#include "netlink/rtnl.h"
+
+/*
+ * The kernel runs .reset and .destroy before it answers, so the instance's
+ * slot is normally free already; a short wait covers deferred teardown.
+ */
+static void wait_gone(const struct qd_kind *k, const struct qd_place *place, uint32_t handle)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct qd_reg reg;
+	uint32_t id;
+
+	if (qd_reg_open(k, &reg, false))
+		return;
+	for (int i = 0; i < 200 && !qd_reg_find(&reg, place, handle, &id); i++)
+		nanosleep(&tick, NULL);
+	qd_reg_close(&reg);
+}
+
+static int run_del(int argc, char **argv)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	const struct qd_kind *k = NULL;
+	struct qd_place place = {};
+	struct qdisc_info cur;
+	struct qdisc_spec s;
+	struct qdisc_req req;
+	struct rtnl rt;
+	int err, lock, ret = QD_EXIT_OK;
+
+	if (qdisc_spec_parse(argc - 1, argv + 1, &s))
+		return QD_EXIT_USAGE;
+	if (s.optc) {
+		qd_err("del: unexpected \"%s\"", s.optv[0]);
+		return QD_EXIT_USAGE;
+	}
+	if (!s.have_parent) {
+		qd_err("del: \"root\" or \"parent ID\" is required");
+		return QD_EXIT_USAGE;
+	}
+	if (qdisc_spec_resolve(&s))
+		return s.dev ? QD_EXIT_FAIL : QD_EXIT_USAGE;
+	if (geteuid() != 0) {
+		qd_err("del needs root (CAP_NET_ADMIN and CAP_BPF)");
+		return QD_EXIT_FAIL;
+	}
+	if (rtnl_open(&rt)) {
+		qd_err("cannot open rtnetlink: %s", strerror(errno));
+		return QD_EXIT_FAIL;
+	}
+	/* Which kind goes tells whether a registration may go with it. */
+	if (!qdisc_lookup(&rt, s.ifindex, s.parent, &cur)) {
+		k = qd_kind_find(cur.kind);
+		if (k && strcmp(k->id, cur.kind))
+			k = NULL;
+	}
+	req = (struct qdisc_req){
+		.type = RTM_DELQDISC,
+		.ifindex = s.ifindex,
+		.parent = s.parent,
+		.handle = s.handle,
+		.kind = s.kind,
+	};
+	err = rtnl_talk(&rt, qdisc_msg_build(buf, &req));
+	if (err) {
+		qd_err_kernel(err, rt.errmsg);
+		ret = QD_EXIT_KERNEL;
+	} else if (k) {
+		place.ifindex = s.ifindex;
+		place.parent = s.parent;
+		rtnl_netns_cookie(&rt, &place.netns);
+		wait_gone(k, &place, cur.handle);
+	}
+	rtnl_close(&rt);
+	/*
+	 * Any qdiscctl kind may have lost its last instance here (an mq root
+	 * takes its children along), so look at all of them.
+	 */
+	if (!err && !access(QD_PIN_ROOT, F_OK) && (lock = qd_lock()) >= 0) {
+		qd_reg_sweep();
+		qd_unlock(lock);
+	}
+	return ret;
+}
+
+static const struct qd_cmd del_cmd = {
+	.name = "del",
+	.alias = "delete",
+	.args = "dev DEV (root | parent ID) [handle H] [KIND]",
+	.summary = "delete a qdisc",
+	.help = "When the last instance of one of qdiscctl's kinds goes, its registration\n"
+		"goes too: nothing of qdiscctl is left in bpffs or in the kernel.",
+	.order = 30,
+	.run = run_del,
+};
+QD_CMD_REGISTER(del_cmd);

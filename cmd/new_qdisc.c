@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What add and replace share. For one of qdiscctl's kinds the options
+ * travel through the registration's "pending" map, which the program's
+ * .init reads: a BPF qdisc never sees TCA_OPTIONS safely and cannot dump
+ * them, so the kernel only learns the kind's name.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <bpf/bpf.h>
+
+#include "cmd/cmd.h"
+#include "kinds/kind.h"
+#include "lib/common.h"
+#include "lib/registry.h"
+#include "lib/spec.h"
+#include "netlink/qdisc.h"
+#include "netlink/rtnl.h"
+
+int qd_check_kernel(void)
+{
+	int ok = qd_kernel_supported();
+
+	if (ok > 0)
+		return 0;
+	if (ok == 0)
+		qd_err("this kernel cannot run BPF qdiscs: Linux >= 6.16 with CONFIG_NET_SCH_BPF=y is needed");
+	else
+		qd_err("cannot read the kernel's BTF: %s", strerror(-ok));
+	return QD_EXIT_UNSUPPORTED;
+}
+
+/*
+ * replace on an instance of the same kind would reach the kernel's change
+ * path, which cannot pass options to a BPF qdisc: rewrite them in place.
+ */
+static int replace_in_place(struct qd_reg *reg, const struct qd_place *place, uint32_t handle,
+			    const void *cfg, bool *done)
+{
+	uint32_t id;
+	int err;
+
+	*done = false;
+	if (qd_reg_find(reg, place, handle, &id))
+		return 0;
+	err = bpf_map_update_elem(reg->cfgs_fd, &id, cfg, BPF_EXIST) ? -errno : 0;
+	if (err) {
+		qd_err("cannot update the options of %s: %s", reg->kind->id, strerror(-err));
+		return QD_EXIT_FAIL;
+	}
+	*done = true;
+	return 0;
+}
+
+static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_kind *k,
+			 const void *cfg, unsigned int nlflags)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct qdisc_req req = {
+		.type = RTM_NEWQDISC,
+		.flags = nlflags,
+		.ifindex = s->ifindex,
+		.parent = s->parent,
+		.handle = s->handle,
+		.kind = k->id,
+	};
+	struct qd_place place = { .ifindex = s->ifindex, .parent = s->parent };
+	struct qdisc_info cur;
+	struct qd_reg reg;
+	int lock, err, ret = QD_EXIT_OK;
+	bool done;
+
+	err = rtnl_netns_cookie(rt, &place.netns);
+	if (err) {
+		qd_err("cannot identify the network namespace: %s", strerror(-err));
+		return QD_EXIT_FAIL;
+	}
+	lock = qd_lock();
+	if (lock < 0)
+		return QD_EXIT_FAIL;
+	if (qd_reg_open(k, &reg, true)) {
+		qd_unlock(lock);
+		return QD_EXIT_FAIL;
+	}
+
+	if ((nlflags & NLM_F_REPLACE) && !qdisc_lookup(rt, s->ifindex, s->parent, &cur) &&
+	    !strcmp(cur.kind, k->id) && (!s->have_handle || s->handle == cur.handle)) {
+		ret = replace_in_place(&reg, &place, cur.handle, cfg, &done);
+		if (ret || done)
+			goto out;
+	}
+
+	err = qd_reg_set_pending(&reg, &place, cfg);
+	if (err) {
+		qd_err("cannot hand the options to %s: %s", k->id, strerror(-err));
+		ret = QD_EXIT_FAIL;
+		goto out;
+	}
+	err = rtnl_talk(rt, qdisc_msg_build(buf, &req));
+	qd_reg_clear_pending(&reg, &place);
+	if (err) {
+		qd_err_kernel(err, rt->errmsg);
+		ret = QD_EXIT_KERNEL;
+	}
+out:
+	qd_reg_close(&reg);
+	/* Leave no registration behind that no qdisc uses. */
+	if (ret)
+		qd_reg_sweep();
+	qd_unlock(lock);
+	return ret;
+}
+
+static int new_native_qdisc(struct rtnl *rt, const struct qdisc_spec *s, unsigned int nlflags)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct qdisc_req req = {
+		.type = RTM_NEWQDISC,
+		.flags = nlflags,
+		.ifindex = s->ifindex,
+		.parent = s->parent,
+		.handle = s->handle,
+		.kind = s->kind,
+	};
+	int err = rtnl_talk(rt, qdisc_msg_build(buf, &req));
+
+	if (err) {
+		qd_err_kernel(err, rt->errmsg);
+		return QD_EXIT_KERNEL;
+	}
+	return QD_EXIT_OK;
+}
+
+int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
+{
+	const struct qd_kind *k;
+	struct qdisc_spec s;
+	struct rtnl rt;
+	int ret;
+
+	if (qdisc_spec_parse(argc - 1, argv + 1, &s))
+		return QD_EXIT_USAGE;
+	if (!s.kind) {
+		qd_err("%s: a qdisc kind is required (see 'qdiscctl kinds')", argv[0]);
+		return QD_EXIT_USAGE;
+	}
+	if (!s.have_parent) {
+		qd_err("%s: \"root\" or \"parent ID\" is required", argv[0]);
+		return QD_EXIT_USAGE;
+	}
+	k = qd_kind_find(s.kind);
+	char cfg[k ? k->cfg_size : 1];
+	if (k) {
+		qd_kind_defaults(k, cfg);
+		if (qd_kind_parse(k, s.optc, s.optv, cfg))
+			return QD_EXIT_USAGE;
+	} else if (s.optc) {
+		/* Native kinds pass through without options; tc knows their formats. */
+		qd_err("\"%s\" is not one of qdiscctl's kinds, so \"%s\" cannot be parsed (use tc for native qdiscs' options)",
+		       s.kind, s.optv[0]);
+		return QD_EXIT_USAGE;
+	}
+	if (qdisc_spec_resolve(&s))
+		return s.dev ? QD_EXIT_FAIL : QD_EXIT_USAGE;
+	if (k && (ret = qd_check_kernel()))
+		return ret;
+	if (geteuid() != 0) {
+		qd_err("%s needs root (CAP_NET_ADMIN and CAP_BPF)", argv[0]);
+		return QD_EXIT_FAIL;
+	}
+	if (rtnl_open(&rt)) {
+		qd_err("cannot open rtnetlink: %s", strerror(errno));
+		return QD_EXIT_FAIL;
+	}
+	ret = k ? new_bpf_qdisc(&rt, &s, k, cfg, nlflags) : new_native_qdisc(&rt, &s, nlflags);
+	rtnl_close(&rt);
+	return ret;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef QDISCCTL_DESCRIBE_H
+#define QDISCCTL_DESCRIBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kinds/kind.h"
+
+/* "fifo [limit PACKETS]" */
+void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len);
+/* One kind with its options and defaults, as text or a JSON object. */
+void qd_kind_describe(const struct qd_kind *k, bool detailed);
+
+#endif

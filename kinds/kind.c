@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinds/kind.h"
+#include "lib/common.h"
+#include "lib/json_print.h"
+#include "lib/units.h"
+
+extern const struct qd_kind *const __start_qdiscctl_kinds[];
+extern const struct qd_kind *const __stop_qdiscctl_kinds[];
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct qd_kind *const *)a)->name, (*(const struct qd_kind *const *)b)->name);
+}
+
+const struct qd_kind *const *qd_kinds(void)
+{
+	static const struct qd_kind **sorted;
+	size_t n = __stop_qdiscctl_kinds - __start_qdiscctl_kinds;
+
+	if (!sorted) {
+		sorted = calloc(n + 1, sizeof(*sorted));
+		if (!sorted)
+			abort();
+		memcpy(sorted, __start_qdiscctl_kinds, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), by_name);
+	}
+	return sorted;
+}
+
+const struct qd_kind *qd_kind_find(const char *name)
+{
+	for (const struct qd_kind *const *k = qd_kinds(); *k; k++)
+		if (!strcmp((*k)->name, name) || !strcmp((*k)->id, name))
+			return *k;
+	return NULL;
+}
+
+const char *qd_opt_metavar(const struct qd_opt *o)
+{
+	switch (o->type) {
+	case QD_OPT_COUNT:
+		return o->unit && !strcmp(o->unit, "p") ? "PACKETS" : "NUMBER";
+	case QD_OPT_SIZE:
+		return "BYTES";
+	case QD_OPT_TIME:
+		return "TIME";
+	case QD_OPT_RATE:
+		return "RATE";
+	case QD_OPT_CHOICE:
+		return NULL;
+	}
+	return NULL;
+}
+
+uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
+{
+	const char *p = (const char *)cfg + o->off;
+	uint32_t v32;
+	uint64_t v64;
+
+	if (o->width == 4) {
+		memcpy(&v32, p, sizeof(v32));
+		return v32;
+	}
+	memcpy(&v64, p, sizeof(v64));
+	return v64;
+}
+
+void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v)
+{
+	char *p = (char *)cfg + o->off;
+	uint32_t v32 = v;
+
+	if (o->width == 4)
+		memcpy(p, &v32, sizeof(v32));
+	else
+		memcpy(p, &v, sizeof(v));
+}
+
+void qd_kind_defaults(const struct qd_kind *k, void *cfg)
+{
+	memset(cfg, 0, k->cfg_size);
+	for (const struct qd_opt *o = k->opts; o->name; o++)
+		qd_opt_set(o, cfg, o->def);
+}
+
+static const struct qd_opt *find_choice(const struct qd_kind *k, const char *word, uint64_t *idx)
+{
+	for (const struct qd_opt *o = k->opts; o->name; o++) {
+		if (o->type != QD_OPT_CHOICE)
+			continue;
+		for (uint64_t i = 0; o->choices[i]; i++) {
+			if (!strcmp(o->choices[i], word)) {
+				*idx = i;
+				return o;
+			}
+		}
+	}
+	return NULL;
+}
+
+static int parse_value(const struct qd_opt *o, const char *s, uint64_t *v)
+{
+	uint32_t v32;
+	int err;
+
+	switch (o->type) {
+	case QD_OPT_COUNT:
+		if (o->width == 4) {
+			err = parse_u32(s, &v32);
+			*v = v32;
+			return err;
+		}
+		return parse_u64(s, v);
+	case QD_OPT_SIZE:
+		return parse_size(s, v);
+	case QD_OPT_TIME:
+		return parse_time(s, v);
+	case QD_OPT_RATE:
+		return parse_rate(s, v);
+	case QD_OPT_CHOICE:
+		break;
+	}
+	return -EINVAL;
+}
+
+static void print_range(const struct qd_opt *o, char *buf, size_t len)
+{
+	char lo[UNITS_BUF], hi[UNITS_BUF];
+
+	switch (o->type) {
+	case QD_OPT_SIZE:
+		sprint_size(o->min, lo, sizeof(lo));
+		sprint_size(o->max, hi, sizeof(hi));
+		break;
+	case QD_OPT_TIME:
+		sprint_time(o->min, lo, sizeof(lo));
+		sprint_time(o->max, hi, sizeof(hi));
+		break;
+	case QD_OPT_RATE:
+		sprint_rate(o->min, lo, sizeof(lo));
+		sprint_rate(o->max, hi, sizeof(hi));
+		break;
+	default:
+		snprintf(lo, sizeof(lo), "%llu", (unsigned long long)o->min);
+		snprintf(hi, sizeof(hi), "%llu", (unsigned long long)o->max);
+		break;
+	}
+	snprintf(buf, len, "%s..%s", lo, hi);
+}
+
+int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
+{
+	for (int i = 0; i < argc; i++) {
+		const struct qd_opt *o;
+		char range[2 * UNITS_BUF + 4];
+		uint64_t v;
+		int err;
+
+		o = find_choice(k, argv[i], &v);
+		if (o) {
+			qd_opt_set(o, cfg, v);
+			continue;
+		}
+		for (o = k->opts; o->name; o++)
+			if (o->type != QD_OPT_CHOICE && !strcmp(o->name, argv[i]))
+				break;
+		if (!o->name) {
+			qd_err("%s: unknown option \"%s\" (see 'qdiscctl help %s')", k->name, argv[i], k->name);
+			return -EINVAL;
+		}
+		if (!qd_need_arg(argc, argv, i))
+			return -EINVAL;
+		err = parse_value(o, argv[++i], &v);
+		print_range(o, range, sizeof(range));
+		if (err) {
+			qd_err("%s: invalid %s \"%s\": expected %s %s", k->name, o->name, argv[i],
+			       qd_opt_metavar(o), range);
+			return -EINVAL;
+		}
+		if (v < o->min || v > o->max) {
+			qd_err("%s: %s \"%s\" is out of range %s", k->name, o->name, argv[i], range);
+			return -EINVAL;
+		}
+		qd_opt_set(o, cfg, v);
+	}
+	return 0;
+}
+
+void qd_kind_print(const struct qd_kind *k, const void *cfg)
+{
+	char buf[UNITS_BUF];
+
+	for (const struct qd_opt *o = k->opts; o->name; o++) {
+		uint64_t v = qd_opt_get(o, cfg);
+
+		switch (o->type) {
+		case QD_OPT_COUNT:
+			print_uint(PRINT_JSON, o->name, NULL, v);
+			print_text("%s %llu%s ", o->name, (unsigned long long)v, o->unit ? o->unit : "");
+			break;
+		case QD_OPT_SIZE:
+			print_uint(PRINT_JSON, o->name, NULL, v);
+			print_text("%s %s ", o->name, sprint_size(v, buf, sizeof(buf)));
+			break;
+		case QD_OPT_TIME:
+			print_uint(PRINT_JSON, o->name, NULL, v);
+			print_text("%s %s ", o->name, sprint_time(v, buf, sizeof(buf)));
+			break;
+		case QD_OPT_RATE:
+			print_uint(PRINT_JSON, o->name, NULL, v);
+			print_text("%s %s ", o->name, sprint_rate(v, buf, sizeof(buf)));
+			break;
+		case QD_OPT_CHOICE:
+			print_string(PRINT_ANY, o->name, "%s ", o->choices[v]);
+			break;
+		}
+	}
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF side of a kind: its struct_ops registration and the maps that
+ * hold its instances. A registration lives in bpffs, under
+ * /sys/fs/bpf/qdiscctl/KIND/, as a pinned struct_ops link plus the maps
+ * qdiscctl reads and writes, so it outlives the process that made it.
+ */
+#ifndef QDISCCTL_REGISTRY_H
+#define QDISCCTL_REGISTRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "bpf/abi.h"
+#include "kinds/kind.h"
+
+#define QD_PIN_ROOT "/sys/fs/bpf/qdiscctl"
+
+struct qd_reg {
+	const struct qd_kind *kind;
+	int insts_fd;
+	int cfgs_fd;
+	int pending_fd;
+	uint32_t inst_size; /* value size of insts: header plus kind state */
+	bool created;	    /* registered by this process */
+};
+
+/* Does the running kernel let BPF implement Qdisc_ops? 1, 0, or -errno. */
+int qd_kernel_supported(void);
+
+/* Serialise qdiscctl processes: an exclusive lock on QD_PIN_ROOT. */
+int qd_lock(void);
+void qd_unlock(int fd);
+
+/*
+ * Open k's registration; with create, register it when absent (loading the
+ * embedded program). -ENOENT when absent and !create. Prints its errors.
+ */
+int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create);
+void qd_reg_close(struct qd_reg *r);
+/* Unregister: unpin everything; the kernel drops the kind at once. */
+int qd_reg_remove(const struct qd_kind *k);
+
+/* Slots in use: fills ids (QD_MAX_INSTANCES entries) and returns the count. */
+int qd_reg_instances(const struct qd_reg *r, uint32_t *ids, struct qd_inst_hdr *hdrs);
+/* The slot of the instance at place with handle: 0 or -ENOENT. */
+int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t handle, uint32_t *id);
+int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg);
+
+/* The options .init picks up for the instance about to be created at place. */
+int qd_reg_set_pending(const struct qd_reg *r, const struct qd_place *place, const void *cfg);
+void qd_reg_clear_pending(const struct qd_reg *r, const struct qd_place *place);
+
+/* Remove every registration no instance uses any more. */
+void qd_reg_sweep(void);
+
+#endif
