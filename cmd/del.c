@@ -39,7 +39,7 @@ static int run_del(int argc, char **argv)
 	struct qdisc_spec s;
 	struct qdisc_req req;
 	struct rtnl rt;
-	int err, lock, ret = QD_EXIT_OK;
+	int err, ret = QD_EXIT_OK;
 
 	if (qdisc_spec_parse(argc - 1, argv + 1, &s))
 		return QD_EXIT_USAGE;
@@ -89,10 +89,8 @@ static int run_del(int argc, char **argv)
 	 * Any qdiscctl kind may have lost its last instance here (an mq root
 	 * takes its children along), so look at all of them.
 	 */
-	if (!err && !access(QD_PIN_ROOT, F_OK) && (lock = qd_lock()) >= 0) {
-		qd_reg_sweep();
-		qd_unlock(lock);
-	}
+	if (!err)
+		qd_reg_tidy();
 	return ret;
 }
 

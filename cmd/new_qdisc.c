@@ -177,5 +177,8 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 	}
 	ret = k ? new_bpf_qdisc(&rt, &s, k, cfg, nlflags) : new_native_qdisc(&rt, &s, nlflags);
 	rtnl_close(&rt);
+	/* A native qdisc may have replaced the last instance of one of ours. */
+	if (!k && !ret)
+		qd_reg_tidy();
 	return ret;
 }

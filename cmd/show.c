@@ -13,9 +13,9 @@
 #include "kinds/kind.h"
 #include "lib/common.h"
 #include "lib/json_print.h"
+#include "lib/qdisc_print.h"
 #include "lib/registry.h"
 #include "lib/spec.h"
-#include "lib/units.h"
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"
 
@@ -41,9 +41,10 @@ static const struct qd_reg *reg_for(struct show_ctx *ctx, const struct qd_kind *
 	return NULL;
 }
 
-static void print_options(struct show_ctx *ctx, const struct qdisc_info *qi)
+static void print_options(const struct qdisc_info *qi, void *data)
 {
 	const struct qd_kind *k = qd_kind_find(qi->kind);
+	struct show_ctx *ctx = data;
 	struct qd_place place = { ctx->netns, qi->ifindex, qi->parent };
 	const struct qd_reg *reg;
 	uint32_t id;
@@ -51,59 +52,24 @@ static void print_options(struct show_ctx *ctx, const struct qdisc_info *qi)
 	if (!k || strcmp(k->id, qi->kind) || !(reg = reg_for(ctx, k)))
 		return;
 	char cfg[k->cfg_size];
-	if (!qd_reg_find(reg, &place, qi->handle, &id) && !qd_reg_cfg(reg, id, cfg))
-		qd_kind_print(k, cfg);
-}
-
-static void print_stats(const struct qdisc_stats *st)
-{
-	char b[UNITS_BUF];
-
-	print_text(" Sent %llu bytes %llu pkt (dropped %u, overlimits %u requeues %u) \n",
-		   (unsigned long long)st->bytes, (unsigned long long)st->packets, st->drops,
-		   st->overlimits, st->requeues);
-	print_uint(PRINT_JSON, "bytes", NULL, st->bytes);
-	print_uint(PRINT_JSON, "packets", NULL, st->packets);
-	print_uint(PRINT_JSON, "drops", NULL, st->drops);
-	print_uint(PRINT_JSON, "overlimits", NULL, st->overlimits);
-	print_uint(PRINT_JSON, "requeues", NULL, st->requeues);
-	print_uint(PRINT_JSON, "backlog", NULL, st->backlog);
-	print_uint(PRINT_JSON, "qlen", NULL, st->qlen);
-	print_text(" backlog %s %up requeues %u\n", sprint_size(st->backlog, b, sizeof(b)), st->qlen,
-		   st->requeues);
+	if (qd_reg_find(reg, &place, qi->handle, &id) || qd_reg_cfg(reg, id, cfg))
+		return;
+	qd_kind_print(k, cfg);
+	if (qd_opts.details)
+		print_uint(PRINT_ANY, "qdiscctl_slot", "slot %llu ", id);
 }
 
 static int show_one(const struct qdisc_info *qi, void *data)
 {
 	struct show_ctx *ctx = data;
 	const struct qdisc_spec *f = ctx->filter;
-	char b[UNITS_BUF], dev[IF_NAMESIZE];
+	char dev[IF_NAMESIZE];
 
 	if ((f->have_parent && qi->parent != f->parent) || (f->have_handle && qi->handle != f->handle))
 		return 0;
-	open_json_object(NULL);
-	print_string(PRINT_ANY, "kind", "qdisc %s ", qi->kind);
-	print_string(PRINT_ANY, "handle", "%s ", sprint_handle(qi->handle, b, sizeof(b)));
-	if (!f->dev) {
-		if (!if_indextoname(qi->ifindex, dev))
-			snprintf(dev, sizeof(dev), "if%d", qi->ifindex);
-		print_string(PRINT_ANY, "dev", "dev %s ", dev);
-	}
-	if (qi->parent == UNITS_H_ROOT)
-		print_bool(PRINT_ANY, "root", "root ", true);
-	else if (qi->parent)
-		print_string(PRINT_ANY, "parent", "parent %s ", sprint_classid(qi->parent, b, sizeof(b)));
-	if (qi->refcnt != 1)
-		print_uint(PRINT_ANY, "refcnt", "refcnt %u ", qi->refcnt);
-	if (qi->offloaded)
-		print_bool(PRINT_ANY, "offloaded", "offloaded ", true);
-	open_json_object("options");
-	print_options(ctx, qi);
-	close_json_object();
-	print_text("\n");
-	if (qd_opts.stats && qi->has_stats)
-		print_stats(&qi->stats);
-	close_json_object();
+	if (!f->dev && !if_indextoname(qi->ifindex, dev))
+		snprintf(dev, sizeof(dev), "if%d", qi->ifindex);
+	qdisc_print(qi, f->dev ? NULL : dev, qd_opts.stats, print_options, ctx);
 	return 0;
 }
 

@@ -366,3 +366,16 @@ void qd_reg_sweep(void)
 	/* Fails, as it should, while any kind is still registered. */
 	rmdir(QD_PIN_ROOT);
 }
+
+void qd_reg_tidy(void)
+{
+	int lock;
+
+	if (access(QD_PIN_ROOT, F_OK))
+		return;
+	lock = qd_lock();
+	if (lock < 0)
+		return;
+	qd_reg_sweep();
+	qd_unlock(lock);
+}

@@ -52,7 +52,9 @@ int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg);
 int qd_reg_set_pending(const struct qd_reg *r, const struct qd_place *place, const void *cfg);
 void qd_reg_clear_pending(const struct qd_reg *r, const struct qd_place *place);
 
-/* Remove every registration no instance uses any more. */
+/* Remove every registration no instance uses any more (lock held). */
 void qd_reg_sweep(void);
+/* The same, taking the lock; does nothing where qdiscctl never registered. */
+void qd_reg_tidy(void);
 
 #endif

@@ -1,0 +1,66 @@
+# qdiscctl's own test helpers; source after lib.sh. busybox ash only.
+
+# qd ARGS...: qdiscctl in namespace a, where netns_pair puts va.
+qd() { qdiscctl -n "$NS_A" "$@"; }
+
+# quiet_ns NS...: no IPv6 (DAD, router solicitations), so nothing but the
+# test's own traffic crosses the qdiscs and counters can be compared.
+quiet_ns() {
+	for _ns; do
+		ip netns exec "$_ns" sh -c 'echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6;
+			echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6' || fail "quiet_ns $_ns"
+	done
+}
+
+# jget JSON FILTER: jq -r FILTER over JSON.
+jget() { printf '%s' "$1" | jq -r "$2"; }
+
+no_qdisc_ops() { ! bpftool struct_ops show 2>/dev/null | grep -q Qdisc_ops; }
+
+# assert_clean: nothing of qdiscctl is left in bpffs or the kernel.
+assert_clean() {
+	[ ! -e /sys/fs/bpf/qdiscctl ] || fail "${1:-assert_clean}: bpffs holds $(ls -R /sys/fs/bpf/qdiscctl | tr '\n' ' ')"
+	# A struct_ops map is freed after an RCU grace period.
+	wait_until 5 no_qdisc_ops || fail "${1:-assert_clean}: still registered: $(bpftool struct_ops show)"
+}
+
+# expect_fail RC PATTERN CMD...: CMD exits with RC, prints nothing on stdout and
+# exactly one line on stderr, matching PATTERN.
+expect_fail() {
+	_rc=$1 _pat=$2
+	shift 2
+	"$@" >/tmp/ef.out 2>/tmp/ef.err
+	_got=$?
+	[ "$_got" = "$_rc" ] || fail "$*: exit $_got, expected $_rc ($(cat /tmp/ef.err))"
+	[ ! -s /tmp/ef.out ] || fail "$*: printed on stdout: $(cat /tmp/ef.out)"
+	[ "$(wc -l </tmp/ef.err)" = 1 ] || fail "$*: expected one line on stderr, got: $(cat /tmp/ef.err)"
+	grep -Eq -- "$_pat" /tmp/ef.err || fail "$*: /$_pat/ not in: $(cat /tmp/ef.err)"
+}
+
+# big_sndbuf: let senders ask for 4 MB socket buffers (init netns only),
+# so that one UDP socket has enough packets in flight to fill a queue.
+big_sndbuf() { echo 8388608 >/proc/sys/net/core/wmem_max || fail "wmem_max"; }
+
+# sample_max_qlen NS DEV SAMPLES: the largest qlen tc reports for DEV's root
+# qdisc over SAMPLES samples. Each sample runs real-time so the sender cannot
+# starve it, but the loop does not, so it does not starve the receiver.
+sample_max_qlen() {
+	_max=0
+	for _ in $(seq "$3"); do
+		_q=$(chrt -f 10 /usr/sbin/ip netns exec "$1" /usr/sbin/tc -s qdisc show dev "$2" |
+			sed -n 's/^ backlog [^ ]* \([0-9]*\)p.*/\1/p')
+		[ "${_q:-0}" -le "$_max" ] || _max=$_q
+	done
+	echo "$_max"
+}
+
+# iperf_server NS: a one-shot iperf3 server in NS, ready when this returns.
+iperf_server() {
+	ip netns exec "$1" iperf3 -s -1 >/tmp/iperf-server.log 2>&1 &
+	_srv_up() { ip netns exec "$1" ss -ltn 2>/dev/null | grep -q ':5201 '; }
+	wait_until 5 _srv_up "$1" || fail "iperf3 server in $1 did not start"
+}
+
+# stats_of NS DEV: the qdisc's counters from qdiscctl and from tc, as one
+# compact JSON object each on two lines, with the same fields.
+stats_fields='.[0] | {kind, handle, root, refcnt, bytes, packets, drops, overlimits, requeues, backlog, qlen}'
