@@ -71,7 +71,9 @@ vmlinux:
 unit: $(LIB_OBJS)
 	$(Q)$(MAKE) -s -C tests/unit BUILD=$(abspath $(BUILD)) DEPS=$(abspath $(DEPS))
 
-check: qdiscctl
+# deps first: a no-op in a second when everything is there.
+check: deps
+	$(MAKE) qdiscctl
 	tests/run-all
 
 vmtest: qdiscctl
@@ -79,7 +81,7 @@ vmtest: qdiscctl
 
 demo: deps
 	$(MAKE) qdiscctl
-	tests/vm/run tests/vm/demo.sh
+	tests/vm/run -v tests/vm/demo.sh
 
 format:
 	clang-format -i $(filter-out bpf/vmlinux.h,$(wildcard *.c *.h lib/*.[ch] netlink/*.[ch] kinds/*.[ch] cmd/*.[ch] bpf/*.[ch] tests/unit/*.[ch]))
