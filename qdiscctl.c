@@ -33,17 +33,21 @@ static const struct argp_option options[] = {
 	{ "details", 'd', NULL, 0, "Show details: BPF slots and registrations", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON (tc -j keys)", 0 },
 	{ "pretty", 'p', NULL, 0, "Indent JSON (implies -j)", 0 },
-	{ "netns", 'n', "NAME", 0, "Run in network namespace NAME (as ip netns names it); registrations in bpffs stay host-wide", 0 },
+	{ "netns", 'n', "NAME", 0,
+	  "Run in network namespace NAME (as ip netns names it); registrations in bpffs stay "
+	  "host-wide",
+	  0 },
 	{ "batch", 'b', "FILE", 0, "Run the commands in FILE, one a line ('-' for stdin)", 0 },
 	{ "force", OPT_FORCE, NULL, 0, "With -b, go on after a failing command", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages; twice, the verifier log too", 0 },
 	{}
 };
 
-static const char doc[] = "Manage BPF qdiscs the way tc manages qdiscs.\v"
-			  "Commands: add, replace, del, show, kinds, help. 'qdiscctl help' lists them.\n"
-			  "Exit status: 0 ok, 1 failure, 2 rejected by the kernel, 3 kernel without "
-			  "BPF qdisc support, 255 bad command line.";
+static const char doc[] =
+	"Manage BPF qdiscs the way tc manages qdiscs.\v"
+	"Commands: add, replace, del, show, kinds, help. 'qdiscctl help' lists them.\n"
+	"Exit status: 0 ok, 1 failure, 2 rejected by the kernel, 3 kernel without "
+	"BPF qdisc support, 255 bad command line.";
 
 struct cmdline {
 	int cmd_index; /* argv index of the command word, 0 if none */
@@ -101,7 +105,8 @@ static int run_line(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { options, parse_opt, "COMMAND [ARGS...]", doc, NULL, NULL, NULL };
+	static const struct argp argp = { options, parse_opt, "COMMAND [ARGS...]", doc, NULL,
+					  NULL,	   NULL };
 	struct cmdline cl = {};
 	int err;
 
@@ -111,13 +116,15 @@ int main(int argc, char **argv)
 	if (qd_opts.netns) {
 		err = netns_enter(qd_opts.netns);
 		if (err) {
-			qd_err("cannot enter network namespace \"%s\": %s", qd_opts.netns, strerror(-err));
+			qd_err("cannot enter network namespace \"%s\": %s", qd_opts.netns,
+			       strerror(-err));
 			return QD_EXIT_FAIL;
 		}
 	}
 	if (qd_opts.batch) {
 		if (cl.cmd_index) {
-			qd_err("-b takes its commands from the file, not \"%s\"", argv[cl.cmd_index]);
+			qd_err("-b takes its commands from the file, not \"%s\"",
+			       argv[cl.cmd_index]);
 			return QD_EXIT_USAGE;
 		}
 		return batch_run(qd_opts.batch, qd_opts.force, run_line);

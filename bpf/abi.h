@@ -19,9 +19,9 @@
 
 /* Identifies where an instance sits: the key of the "pending" config map. */
 struct qd_place {
-	__u64 netns;	/* network namespace cookie (SO_NETNS_COOKIE) */
+	__u64 netns; /* network namespace cookie (SO_NETNS_COOKIE) */
 	__u32 ifindex;
-	__u32 parent;	/* TC_H_ROOT or an mq class */
+	__u32 parent; /* TC_H_ROOT or an mq class */
 };
 
 /*
@@ -32,7 +32,7 @@ struct qd_place {
 
 /* Head of every kind's "insts" value; the kind's own state follows it. */
 struct qd_inst_hdr {
-	__u32 in_use;	/* claimed with cmpxchg in .init, cleared in .destroy */
+	__u32 in_use; /* claimed with cmpxchg in .init, cleared in .destroy */
 	__u32 handle;
 	struct qd_place place;
 };

@@ -60,8 +60,7 @@ static __always_inline s64 qd_claim(void *insts)
 {
 	int i;
 
-	bpf_for(i, 0, QD_MAX_INSTANCES)
-	{
+	bpf_for(i, 0, QD_MAX_INSTANCES) {
 		u32 key = i;
 		struct qd_inst_hdr *h = bpf_map_lookup_elem(insts, &key);
 

@@ -19,6 +19,9 @@ struct fifo_inst {
 	u32 tail;
 };
 
+/* Every instance's ring, one after the other. */
+#define FIFO_SLOTS (QD_MAX_INSTANCES * FIFO_RING)
+
 struct fifo_slot {
 	struct sk_buff __kptr *skb;
 };
@@ -47,7 +50,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, QD_MAX_INSTANCES * FIFO_RING);
+	__uint(max_entries, FIFO_SLOTS);
 	__type(key, u32);
 	__type(value, struct fifo_slot);
 } ring SEC(".maps");
@@ -63,8 +66,7 @@ static __always_inline void fifo_drain(struct fifo_inst *in, u32 id)
 {
 	int i;
 
-	bpf_for(i, 0, FIFO_RING)
-	{
+	bpf_for(i, 0, FIFO_RING) {
 		struct fifo_slot *s;
 		struct sk_buff *skb;
 

@@ -7,7 +7,7 @@
 #define FIFO_RING 4096
 
 struct fifo_cfg {
-	__u32 limit;	/* packets */
+	__u32 limit; /* packets */
 	__u32 pad;
 };
 

@@ -14,8 +14,8 @@ struct qd_cmd {
 	int (*run)(int argc, char **argv);
 };
 
-#define QD_CMD_REGISTER(cmd)                                                                       \
-	static const struct qd_cmd *const qd_cmd_ptr_##cmd                                        \
+#define QD_CMD_REGISTER(cmd)                               \
+	static const struct qd_cmd *const qd_cmd_ptr_##cmd \
 		__attribute__((used, section("qdiscctl_cmds"), aligned(sizeof(void *)))) = &cmd
 
 /* The commands in listing order, NULL-ended. */

@@ -15,7 +15,8 @@ void qd_usage(FILE *f)
 	fprintf(f, "\nkinds:");
 	for (const struct qd_kind *const *k = qd_kinds(); *k; k++)
 		fprintf(f, " %s", (*k)->name);
-	fprintf(f, "\n\n'qdiscctl help COMMAND|KIND' tells more; 'qdiscctl --help' lists the options.\n");
+	fprintf(f, "\n\n'qdiscctl help COMMAND|KIND' tells more; 'qdiscctl --help' lists the "
+		   "options.\n");
 }
 
 static int run_help(int argc, char **argv)

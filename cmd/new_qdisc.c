@@ -27,7 +27,8 @@ int qd_check_kernel(void)
 	if (ok > 0)
 		return 0;
 	if (ok == 0)
-		qd_err("this kernel cannot run BPF qdiscs: Linux >= 6.16 with CONFIG_NET_SCH_BPF=y is needed");
+		qd_err("this kernel cannot run BPF qdiscs: Linux >= 6.16 with CONFIG_NET_SCH_BPF=y "
+		       "is needed");
 	else
 		qd_err("cannot read the kernel's BTF: %s", strerror(-ok));
 	return QD_EXIT_UNSUPPORTED;
@@ -159,7 +160,8 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 			return QD_EXIT_USAGE;
 	} else if (s.optc) {
 		/* Native kinds pass through without options; tc knows their formats. */
-		qd_err("\"%s\" is not one of qdiscctl's kinds, so \"%s\" cannot be parsed (use tc for native qdiscs' options)",
+		qd_err("\"%s\" is not one of qdiscctl's kinds, so \"%s\" cannot be parsed (use tc "
+		       "for native qdiscs' options)",
 		       s.kind, s.optv[0]);
 		return QD_EXIT_USAGE;
 	}

@@ -65,7 +65,8 @@ static int show_one(const struct qdisc_info *qi, void *data)
 	const struct qdisc_spec *f = ctx->filter;
 	char dev[IF_NAMESIZE];
 
-	if ((f->have_parent && qi->parent != f->parent) || (f->have_handle && qi->handle != f->handle))
+	if ((f->have_parent && qi->parent != f->parent) ||
+	    (f->have_handle && qi->handle != f->handle))
 		return 0;
 	if (!f->dev && !if_indextoname(qi->ifindex, dev))
 		snprintf(dev, sizeof(dev), "if%d", qi->ifindex);

@@ -11,7 +11,8 @@ extern const struct qd_cmd *const __stop_qdiscctl_cmds[];
 
 static int by_order(const void *a, const void *b)
 {
-	return (*(const struct qd_cmd *const *)a)->order - (*(const struct qd_cmd *const *)b)->order;
+	return (*(const struct qd_cmd *const *)a)->order -
+	       (*(const struct qd_cmd *const *)b)->order;
 }
 
 const struct qd_cmd *const *qd_cmds(void)
@@ -38,7 +39,8 @@ const struct qd_cmd *qd_cmd_find(const char *word)
 			return *c;
 		if (qd_matches(word, (*c)->name)) {
 			if (found) {
-				qd_err("command \"%s\" is ambiguous (%s, %s, ...)", word, found->name, (*c)->name);
+				qd_err("command \"%s\" is ambiguous (%s, %s, ...)", word,
+				       found->name, (*c)->name);
 				return NULL;
 			}
 			found = *c;

@@ -33,7 +33,8 @@ void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len)
 		if (o->type == QD_OPT_CHOICE) {
 			n += snprintf(buf + n, len - n, " [");
 			for (int i = 0; o->choices[i] && n < len; i++)
-				n += snprintf(buf + n, len - n, "%s%s", i ? " | " : "", o->choices[i]);
+				n += snprintf(buf + n, len - n, "%s%s", i ? " | " : "",
+					      o->choices[i]);
 			if (n < len)
 				n += snprintf(buf + n, len - n, "]");
 		} else {
@@ -63,7 +64,8 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 	for (const struct qd_opt *o = k->opts; o->name; o++) {
 		open_json_object(NULL);
 		print_string(PRINT_JSON, "name", NULL, o->name);
-		print_string(PRINT_JSON, "type", NULL, o->type == QD_OPT_CHOICE ? "choice" : qd_opt_metavar(o));
+		print_string(PRINT_JSON, "type", NULL,
+			     o->type == QD_OPT_CHOICE ? "choice" : qd_opt_metavar(o));
 		if (o->type == QD_OPT_CHOICE) {
 			open_json_array(PRINT_JSON, "choices");
 			for (int i = 0; o->choices[i]; i++)
@@ -77,10 +79,12 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 		}
 		print_string(PRINT_JSON, "help", NULL, o->help);
 		if (detailed)
-			print_text("  %-20s %s (default %s)\n", o->name, o->help, default_text(o, b, sizeof(b)));
+			print_text("  %-20s %s (default %s)\n", o->name, o->help,
+				   default_text(o, b, sizeof(b)));
 		else
 			print_text("         %s %s (default %s)\n", o->name,
-				   o->type == QD_OPT_CHOICE ? "" : qd_opt_metavar(o), default_text(o, b, sizeof(b)));
+				   o->type == QD_OPT_CHOICE ? "" : qd_opt_metavar(o),
+				   default_text(o, b, sizeof(b)));
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);

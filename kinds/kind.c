@@ -13,7 +13,8 @@ extern const struct qd_kind *const __stop_qdiscctl_kinds[];
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp((*(const struct qd_kind *const *)a)->name, (*(const struct qd_kind *const *)b)->name);
+	return strcmp((*(const struct qd_kind *const *)a)->name,
+		      (*(const struct qd_kind *const *)b)->name);
 }
 
 const struct qd_kind *const *qd_kinds(void)
@@ -170,7 +171,8 @@ int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
 			if (o->type != QD_OPT_CHOICE && !strcmp(o->name, argv[i]))
 				break;
 		if (!o->name) {
-			qd_err("%s: unknown option \"%s\" (see 'qdiscctl help %s')", k->name, argv[i], k->name);
+			qd_err("%s: unknown option \"%s\" (see 'qdiscctl help %s')", k->name,
+			       argv[i], k->name);
 			return -EINVAL;
 		}
 		if (!qd_need_arg(argc, argv, i))
@@ -183,7 +185,8 @@ int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
 			return -EINVAL;
 		}
 		if (v < o->min || v > o->max) {
-			qd_err("%s: %s \"%s\" is out of range %s", k->name, o->name, argv[i], range);
+			qd_err("%s: %s \"%s\" is out of range %s", k->name, o->name, argv[i],
+			       range);
 			return -EINVAL;
 		}
 		qd_opt_set(o, cfg, v);
@@ -201,7 +204,8 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg)
 		switch (o->type) {
 		case QD_OPT_COUNT:
 			print_uint(PRINT_JSON, o->name, NULL, v);
-			print_text("%s %llu%s ", o->name, (unsigned long long)v, o->unit ? o->unit : "");
+			print_text("%s %llu%s ", o->name, (unsigned long long)v,
+				   o->unit ? o->unit : "");
 			break;
 		case QD_OPT_SIZE:
 			print_uint(PRINT_JSON, o->name, NULL, v);

@@ -27,15 +27,15 @@ struct qd_opt {
 	uint64_t def;
 	uint64_t min;
 	uint64_t max;
-	const char *unit;		/* QD_OPT_COUNT: text suffix */
-	const char *const *choices;	/* QD_OPT_CHOICE: the keywords, NULL-ended */
+	const char *unit;	    /* QD_OPT_COUNT: text suffix */
+	const char *const *choices; /* QD_OPT_CHOICE: the keywords, NULL-ended */
 	const char *help;
 };
 
 struct qd_kind {
-	const char *name;    /* what users type */
-	const char *id;	     /* the Qdisc_ops id the kernel and tc show */
-	const char *summary; /* one line for `kinds` and help */
+	const char *name;	   /* what users type */
+	const char *id;		   /* the Qdisc_ops id the kernel and tc show */
+	const char *summary;	   /* one line for `kinds` and help */
 	const struct qd_opt *opts; /* ended by an entry without a name */
 	size_t cfg_size;
 	/* The BPF object, as its skeleton embeds it. */
@@ -43,8 +43,8 @@ struct qd_kind {
 };
 
 /* Put a descriptor in the table the rest of qdiscctl iterates. */
-#define QD_KIND_REGISTER(kind)                                                                     \
-	static const struct qd_kind *const qd_kind_ptr_##kind                                     \
+#define QD_KIND_REGISTER(kind)                                \
+	static const struct qd_kind *const qd_kind_ptr_##kind \
 		__attribute__((used, section("qdiscctl_kinds"), aligned(sizeof(void *)))) = &kind
 
 /* The kinds, sorted by name; NULL-ended. */

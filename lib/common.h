@@ -16,8 +16,8 @@ enum qd_exit {
 };
 
 struct qd_opts {
-	int stats;	/* -s, repeatable */
-	int verbose;	/* -v, repeatable */
+	int stats;   /* -s, repeatable */
+	int verbose; /* -v, repeatable */
 	bool json;
 	bool pretty;
 	bool details;

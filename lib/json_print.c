@@ -9,17 +9,17 @@
 
 struct out_frame {
 	bool array;
-	bool has_items;	/* a comma is due before the next item */
+	bool has_items; /* a comma is due before the next item */
 };
 
 static struct {
-	FILE *f;		/* NULL: whatever stdout is at each write */
+	FILE *f; /* NULL: whatever stdout is at each write */
 	bool json;
 	bool pretty;
-	bool emitted;		/* JSON written, so out_end() owes a newline */
-	unsigned int depth;	/* open containers in stack[] */
-	unsigned int dropped;	/* containers opened past OUT_MAX_DEPTH */
-	struct out_frame root;	/* top level: only has_items is used */
+	bool emitted;	       /* JSON written, so out_end() owes a newline */
+	unsigned int depth;    /* open containers in stack[] */
+	unsigned int dropped;  /* containers opened past OUT_MAX_DEPTH */
+	struct out_frame root; /* top level: only has_items is used */
 	struct out_frame stack[OUT_MAX_DEPTH];
 } out;
 
@@ -233,9 +233,9 @@ static void put_literal(FILE *f, const char *p, const char *end)
 }
 
 struct conv {
-	const char *start;	/* the '%' */
-	const char *end;	/* past the conversion letter */
-	char spec[24];		/* '%', flags, width, precision; no length */
+	const char *start; /* the '%' */
+	const char *end;   /* past the conversion letter */
+	char spec[24];	   /* '%', flags, width, precision; no length */
 	char letter;
 };
 
@@ -268,8 +268,7 @@ static bool find_conv(const char *fmt, struct conv *c)
 }
 
 /* The spec with its modifiers (or just "%"), then mod and letter. */
-static const char *conv_fmt(struct conv *c, bool keep, const char *mod,
-			    char letter)
+static const char *conv_fmt(struct conv *c, bool keep, const char *mod, char letter)
 {
 	size_t n = keep ? strlen(c->spec) : 1;
 
@@ -304,18 +303,15 @@ static void put_conv(FILE *f, struct conv *c, const struct val *v)
 		/* a u64 is never shown negative, so %d becomes %u */
 		if (!isint || is_signed_letter(c->letter))
 			c->letter = 'u';
-		fprintf(f, conv_fmt(c, isint, "ll", c->letter),
-			(unsigned long long)v->u);
+		fprintf(f, conv_fmt(c, isint, "ll", c->letter), (unsigned long long)v->u);
 		break;
 	case VAL_INT:
 		if (!isint)
 			c->letter = 'd';
 		if (is_signed_letter(c->letter))
-			fprintf(f, conv_fmt(c, isint, "ll", c->letter),
-				(long long)v->i);
+			fprintf(f, conv_fmt(c, isint, "ll", c->letter), (long long)v->i);
 		else
-			fprintf(f, conv_fmt(c, isint, "ll", c->letter),
-				(unsigned long long)v->i);
+			fprintf(f, conv_fmt(c, isint, "ll", c->letter), (unsigned long long)v->i);
 		break;
 	}
 }
@@ -339,8 +335,7 @@ static void text_print(const char *fmt, const struct val *v)
 
 /* --- values ---------------------------------------------------------- */
 
-void print_string(enum output_type t, const char *key, const char *fmt,
-		  const char *val)
+void print_string(enum output_type t, const char *key, const char *fmt, const char *val)
 {
 	struct val v = { .kind = VAL_STR, .s = val ? val : "" };
 
@@ -355,8 +350,7 @@ void print_string(enum output_type t, const char *key, const char *fmt,
 	}
 }
 
-void print_uint(enum output_type t, const char *key, const char *fmt,
-		uint64_t val)
+void print_uint(enum output_type t, const char *key, const char *fmt, uint64_t val)
 {
 	struct val v = { .kind = VAL_UINT, .u = val };
 
@@ -368,8 +362,7 @@ void print_uint(enum output_type t, const char *key, const char *fmt,
 	}
 }
 
-void print_int(enum output_type t, const char *key, const char *fmt,
-	       int64_t val)
+void print_int(enum output_type t, const char *key, const char *fmt, int64_t val)
 {
 	struct val v = { .kind = VAL_INT, .i = val };
 
@@ -381,8 +374,7 @@ void print_int(enum output_type t, const char *key, const char *fmt,
 	}
 }
 
-void print_bool(enum output_type t, const char *key, const char *fmt,
-		bool val)
+void print_bool(enum output_type t, const char *key, const char *fmt, bool val)
 {
 	struct val v = { .kind = VAL_STR, .s = val ? "true" : "false" };
 
@@ -394,8 +386,7 @@ void print_bool(enum output_type t, const char *key, const char *fmt,
 	}
 }
 
-void print_null(enum output_type t, const char *key, const char *fmt,
-		const char *text_value)
+void print_null(enum output_type t, const char *key, const char *fmt, const char *text_value)
 {
 	struct val v = { .kind = VAL_STR, .s = text_value ? text_value : "" };
 

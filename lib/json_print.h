@@ -48,22 +48,17 @@ void open_json_object(const char *key);
 void close_json_object(void);
 
 /* val NULL is JSON null, and "" in text. */
-void print_string(enum output_type t, const char *key, const char *fmt,
-		  const char *val);
-void print_uint(enum output_type t, const char *key, const char *fmt,
-		uint64_t val);
-void print_int(enum output_type t, const char *key, const char *fmt,
-	       int64_t val);
+void print_string(enum output_type t, const char *key, const char *fmt, const char *val);
+void print_uint(enum output_type t, const char *key, const char *fmt, uint64_t val);
+void print_int(enum output_type t, const char *key, const char *fmt, int64_t val);
 /*
  * As iproute2: JSON true/false; text prints fmt with "true" or "false" as
  * its %s argument.  fmt need not use it: print_bool(PRINT_ANY,
  * "horizon_drop", "horizon_drop ", true) prints just the word.
  */
-void print_bool(enum output_type t, const char *key, const char *fmt,
-		bool val);
+void print_bool(enum output_type t, const char *key, const char *fmt, bool val);
 /* JSON null; text prints fmt with text_value. */
-void print_null(enum output_type t, const char *key, const char *fmt,
-		const char *text_value);
+void print_null(enum output_type t, const char *key, const char *fmt, const char *text_value);
 /* Newline, text mode only. */
 void print_nl(void);
 /* printf, text mode only. */

@@ -17,8 +17,8 @@ static void print_stats(const struct qdisc_stats *st)
 	print_uint(PRINT_JSON, "requeues", NULL, st->requeues);
 	print_uint(PRINT_JSON, "backlog", NULL, st->backlog);
 	print_uint(PRINT_JSON, "qlen", NULL, st->qlen);
-	print_text(" backlog %s %up requeues %u\n", sprint_size(st->backlog, b, sizeof(b)), st->qlen,
-		   st->requeues);
+	print_text(" backlog %s %up requeues %u\n", sprint_size(st->backlog, b, sizeof(b)),
+		   st->qlen, st->requeues);
 }
 
 void qdisc_print(const struct qdisc_info *qi, const char *dev, bool stats,
@@ -34,7 +34,8 @@ void qdisc_print(const struct qdisc_info *qi, const char *dev, bool stats,
 	if (qi->parent == UNITS_H_ROOT)
 		print_bool(PRINT_ANY, "root", "root ", true);
 	else if (qi->parent)
-		print_string(PRINT_ANY, "parent", "parent %s ", sprint_classid(qi->parent, b, sizeof(b)));
+		print_string(PRINT_ANY, "parent", "parent %s ",
+			     sprint_classid(qi->parent, b, sizeof(b)));
 	if (qi->refcnt != 1)
 		print_uint(PRINT_ANY, "refcnt", "refcnt %u ", qi->refcnt);
 	if (qi->offloaded)

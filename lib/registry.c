@@ -239,7 +239,8 @@ static int do_register(struct qd_reg *r)
 	if (!err)
 		err = write_defaults(r);
 	if (err) {
-		qd_err("%s: cannot pin the registration under %s: %s", k->name, QD_PIN_ROOT, strerror(-err));
+		qd_err("%s: cannot pin the registration under %s: %s", k->name, QD_PIN_ROOT,
+		       strerror(-err));
 		unpin_all(k);
 	}
 out:
@@ -263,8 +264,8 @@ int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create)
 	if (access(path, F_OK) == 0) {
 		err = open_pinned(r);
 		if (err)
-			qd_err("%s: the registration under %s is incomplete: %s", k->name, QD_PIN_ROOT,
-			       strerror(-err));
+			qd_err("%s: the registration under %s is incomplete: %s", k->name,
+			       QD_PIN_ROOT, strerror(-err));
 	} else if (!create) {
 		err = -ENOENT;
 	} else {
@@ -323,7 +324,8 @@ int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t h
 
 	for (int i = 0; i < n; i++) {
 		if (hdrs[i].handle == handle && hdrs[i].place.netns == place->netns &&
-		    hdrs[i].place.ifindex == place->ifindex && hdrs[i].place.parent == place->parent) {
+		    hdrs[i].place.ifindex == place->ifindex &&
+		    hdrs[i].place.parent == place->parent) {
 			*id = ids[i];
 			return 0;
 		}

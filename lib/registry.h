@@ -45,7 +45,8 @@ int qd_reg_remove(const struct qd_kind *k);
 /* Slots in use: fills ids (QD_MAX_INSTANCES entries) and returns the count. */
 int qd_reg_instances(const struct qd_reg *r, uint32_t *ids, struct qd_inst_hdr *hdrs);
 /* The slot of the instance at place with handle: 0 or -ENOENT. */
-int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t handle, uint32_t *id);
+int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t handle,
+		uint32_t *id);
 int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg);
 
 /* The options .init picks up for the instance about to be created at place. */

@@ -14,20 +14,20 @@
  */
 typedef unsigned __int128 u128;
 
-#define IPART_MAX	((u128)1 << 68)
-#define FRAC_DIGITS	19	/* 10^19 still fits in a uint64_t */
+#define IPART_MAX   ((u128)1 << 68)
+#define FRAC_DIGITS 19 /* 10^19 still fits in a uint64_t */
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define NSEC_PER_USEC	1000ULL
-#define NSEC_PER_MSEC	1000000ULL
-#define NSEC_PER_SEC	1000000000ULL
+#define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC  1000000000ULL
 
 struct decimal {
-	u128 ipart;		/* integer part, valid unless 'big' */
-	uint64_t fpart;		/* kept fraction digits, as an integer */
-	uint64_t fscale;	/* 10^(number of kept fraction digits) */
-	bool big;		/* integer part > IPART_MAX: surely overflows */
+	u128 ipart;	 /* integer part, valid unless 'big' */
+	uint64_t fpart;	 /* kept fraction digits, as an integer */
+	uint64_t fscale; /* 10^(number of kept fraction digits) */
+	bool big;	 /* integer part > IPART_MAX: surely overflows */
 };
 
 /* value = number * num / den, e.g. kbit as bytes: num 1000, den 8 */
@@ -133,8 +133,7 @@ static int parse_decimal(const char *s, struct decimal *d, const char **end)
 }
 
 /* round(d * num / den), halves up, without floating point */
-static int decimal_scale(const struct decimal *d, uint64_t num, uint64_t den,
-			 uint64_t *out)
+static int decimal_scale(const struct decimal *d, uint64_t num, uint64_t den, uint64_t *out)
 {
 	u128 frac, n, q, rem, lhs, rhs;
 
@@ -185,66 +184,52 @@ static int parse_scaled(const char *s, const struct unit *tab, uint64_t *out)
 	return decimal_scale(&d, u->num, u->den, out);
 }
 
-#define KI	1024ULL
-#define MI	(KI * KI)
-#define GI	(MI * KI)
-#define TI	(GI * KI)
+#define KI 1024ULL
+#define MI (KI * KI)
+#define GI (MI * KI)
+#define TI (GI * KI)
 
 /* Everything is bits first, then /8 to bytes. */
-static const struct unit rate_units[] = {
-	{ "",		1,			8 },
-	{ "bit",	1,			8 },
-	{ "kbit",	1000ULL,		8 },
-	{ "mbit",	1000000ULL,		8 },
-	{ "gbit",	1000000000ULL,		8 },
-	{ "tbit",	1000000000000ULL,	8 },
-	{ "kibit",	KI,			8 },
-	{ "mibit",	MI,			8 },
-	{ "gibit",	GI,			8 },
-	{ "tibit",	TI,			8 },
-	{ "bps",	8,			8 },
-	{ "kbps",	8 * 1000ULL,		8 },
-	{ "mbps",	8 * 1000000ULL,		8 },
-	{ "gbps",	8 * 1000000000ULL,	8 },
-	{ "tbps",	8 * 1000000000000ULL,	8 },
-	{ "kibps",	8 * KI,			8 },
-	{ "mibps",	8 * MI,			8 },
-	{ "gibps",	8 * GI,			8 },
-	{ "tibps",	8 * TI,			8 },
-	{ .name = NULL }
-};
+static const struct unit rate_units[] = { { "", 1, 8 },
+					  { "bit", 1, 8 },
+					  { "kbit", 1000ULL, 8 },
+					  { "mbit", 1000000ULL, 8 },
+					  { "gbit", 1000000000ULL, 8 },
+					  { "tbit", 1000000000000ULL, 8 },
+					  { "kibit", KI, 8 },
+					  { "mibit", MI, 8 },
+					  { "gibit", GI, 8 },
+					  { "tibit", TI, 8 },
+					  { "bps", 8, 8 },
+					  { "kbps", 8 * 1000ULL, 8 },
+					  { "mbps", 8 * 1000000ULL, 8 },
+					  { "gbps", 8 * 1000000000ULL, 8 },
+					  { "tbps", 8 * 1000000000000ULL, 8 },
+					  { "kibps", 8 * KI, 8 },
+					  { "mibps", 8 * MI, 8 },
+					  { "gibps", 8 * GI, 8 },
+					  { "tibps", 8 * TI, 8 },
+					  { .name = NULL } };
 
-static const struct unit size_units[] = {
-	{ "",		1,	1 },
-	{ "b",		1,	1 },
-	{ "k",		KI,	1 },
-	{ "kb",		KI,	1 },
-	{ "m",		MI,	1 },
-	{ "mb",		MI,	1 },
-	{ "g",		GI,	1 },
-	{ "gb",		GI,	1 },
-	{ "kbit",	KI,	8 },
-	{ "mbit",	MI,	8 },
-	{ "gbit",	GI,	8 },
-	{ .name = NULL }
-};
+static const struct unit size_units[] = { { "", 1, 1 },	     { "b", 1, 1 },	{ "k", KI, 1 },
+					  { "kb", KI, 1 },   { "m", MI, 1 },	{ "mb", MI, 1 },
+					  { "g", GI, 1 },    { "gb", GI, 1 },	{ "kbit", KI, 8 },
+					  { "mbit", MI, 8 }, { "gbit", GI, 8 }, { .name = NULL } };
 
-static const struct unit time_units[] = {
-	{ "",		NSEC_PER_USEC,	1 },
-	{ "s",		NSEC_PER_SEC,	1 },
-	{ "sec",	NSEC_PER_SEC,	1 },
-	{ "secs",	NSEC_PER_SEC,	1 },
-	{ "ms",		NSEC_PER_MSEC,	1 },
-	{ "msec",	NSEC_PER_MSEC,	1 },
-	{ "msecs",	NSEC_PER_MSEC,	1 },
-	{ "us",		NSEC_PER_USEC,	1 },
-	{ "usec",	NSEC_PER_USEC,	1 },
-	{ "usecs",	NSEC_PER_USEC,	1 },
-	{ "ns",		1,		1 },
-	{ "nsec",	1,		1 },
-	{ "nsecs",	1,		1 },
-	{ .name = NULL }
-};
+static const struct unit time_units[] = { { "", NSEC_PER_USEC, 1 },
+					  { "s", NSEC_PER_SEC, 1 },
+					  { "sec", NSEC_PER_SEC, 1 },
+					  { "secs", NSEC_PER_SEC, 1 },
+					  { "ms", NSEC_PER_MSEC, 1 },
+					  { "msec", NSEC_PER_MSEC, 1 },
+					  { "msecs", NSEC_PER_MSEC, 1 },
+					  { "us", NSEC_PER_USEC, 1 },
+					  { "usec", NSEC_PER_USEC, 1 },
+					  { "usecs", NSEC_PER_USEC, 1 },
+					  { "ns", 1, 1 },
+					  { "nsec", 1, 1 },
+					  { "nsecs", 1, 1 },
+					  { .name = NULL } };
 
 int parse_rate(const char *s, uint64_t *bytes_per_sec)
 {
@@ -329,9 +314,9 @@ int parse_classid(const char *s, uint32_t *out)
 		const char *name;
 		uint32_t id;
 	} names[] = {
-		{ "root",	UNITS_H_ROOT },
-		{ "none",	0 },
-		{ "ingress",	UNITS_H_INGRESS },
+		{ "root", UNITS_H_ROOT },
+		{ "none", 0 },
+		{ "ingress", UNITS_H_INGRESS },
 	};
 	const char *colon;
 	uint32_t maj, min;
@@ -403,9 +388,9 @@ char *sprint_size(uint64_t bytes, char *buf, size_t len)
 		uint64_t slack;
 		const char *name;
 	} steps[] = {
-		{ GI,	1024,	"Gb" },
-		{ MI,	1024,	"Mb" },
-		{ KI,	16,	"Kb" },
+		{ GI, 1024, "Gb" },
+		{ MI, 1024, "Mb" },
+		{ KI, 16, "Kb" },
 	};
 	size_t i;
 
@@ -417,8 +402,7 @@ char *sprint_size(uint64_t bytes, char *buf, size_t len)
 
 		/* ties (exactly half a unit off) never pass: slack < u/2 */
 		if (bytes >= u && diff < steps[i].slack) {
-			snprintf(buf, len, "%llu%s", (unsigned long long)n,
-				 steps[i].name);
+			snprintf(buf, len, "%llu%s", (unsigned long long)n, steps[i].name);
 			return buf;
 		}
 	}
@@ -440,7 +424,7 @@ char *sprint_time(uint64_t ns, char *buf, size_t len)
 	} units[] = {
 		{ NSEC_PER_USEC, "us" },
 		{ NSEC_PER_MSEC, "ms" },
-		{ NSEC_PER_SEC,	 "s" },
+		{ NSEC_PER_SEC, "s" },
 	};
 	const size_t last = ARRAY_SIZE(units) - 1;
 	char tmp[UNITS_BUF];

@@ -25,8 +25,8 @@
 
 #define UNITS_BUF 64
 
-#define UNITS_H_ROOT	0xFFFFFFFFU	/* TC_H_ROOT */
-#define UNITS_H_INGRESS	0xFFFFFFF1U	/* TC_H_INGRESS, also clsact's parent */
+#define UNITS_H_ROOT	0xFFFFFFFFU /* TC_H_ROOT */
+#define UNITS_H_INGRESS 0xFFFFFFF1U /* TC_H_INGRESS, also clsact's parent */
 
 /* Decimal digits only. */
 int parse_u32(const char *s, uint32_t *out);

@@ -33,8 +33,7 @@ static void parse_stats2(const struct nlattr *nest, struct qdisc_info *qi)
 	struct nlattr *attr;
 	bool have_pkt64 = false;
 
-	mnl_attr_for_each_nested(attr, nest)
-	{
+	mnl_attr_for_each_nested(attr, nest) {
 		const void *p = mnl_attr_get_payload(attr);
 		size_t len = mnl_attr_get_payload_len(attr);
 
@@ -101,8 +100,7 @@ int qdisc_msg_parse(const struct nlmsghdr *nlh, struct qdisc_info *qi)
 	qi->parent = tcm->tcm_parent;
 	qi->refcnt = tcm->tcm_info;
 
-	mnl_attr_for_each(attr, nlh, sizeof(*tcm))
-	{
+	mnl_attr_for_each(attr, nlh, sizeof(*tcm)) {
 		switch (mnl_attr_get_type(attr)) {
 		case TCA_KIND:
 			if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
@@ -154,7 +152,8 @@ static int dump_one(const struct nlmsghdr *nlh, void *data)
 	return ctx->cb(&qi, ctx->data) ? MNL_CB_ERROR : MNL_CB_OK;
 }
 
-int qdisc_dump(struct rtnl *r, int ifindex, int (*cb)(const struct qdisc_info *qi, void *data), void *data)
+int qdisc_dump(struct rtnl *r, int ifindex, int (*cb)(const struct qdisc_info *qi, void *data),
+	       void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct qdisc_req req = { .type = RTM_GETQDISC, .ifindex = ifindex };

@@ -56,6 +56,7 @@ struct rtnl;
 int qdisc_lookup(struct rtnl *r, int ifindex, uint32_t parent, struct qdisc_info *out);
 
 /* Call cb for every qdisc (of ifindex, when not 0). */
-int qdisc_dump(struct rtnl *r, int ifindex, int (*cb)(const struct qdisc_info *qi, void *data), void *data);
+int qdisc_dump(struct rtnl *r, int ifindex, int (*cb)(const struct qdisc_info *qi, void *data),
+	       void *data);
 
 #endif

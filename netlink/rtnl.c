@@ -56,8 +56,7 @@ static void extack_msg(const struct nlmsghdr *nlh, char *errmsg, size_t errlen)
 	if (mnl_nlmsg_get_payload_len(nlh) < off)
 		return;
 	tlvs = (char *)e + off;
-	mnl_attr_for_each_payload(tlvs, mnl_nlmsg_get_payload_len(nlh) - off)
-	{
+	mnl_attr_for_each_payload(tlvs, mnl_nlmsg_get_payload_len(nlh) - off) {
 		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
 		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0) {
 			snprintf(errmsg, errlen, "%s", mnl_attr_get_str(attr));
@@ -109,7 +108,8 @@ static int rtnl_exchange(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void
 		n = mnl_socket_recvfrom(r->nl, buf, sizeof(buf));
 		if (n < 0)
 			return -errno;
-		ret = rtnl_parse_reply(buf, n, nlh->nlmsg_seq, cb, data, r->errmsg, sizeof(r->errmsg));
+		ret = rtnl_parse_reply(buf, n, nlh->nlmsg_seq, cb, data, r->errmsg,
+				       sizeof(r->errmsg));
 	} while (ret == 1);
 	return ret;
 }

@@ -19,8 +19,7 @@
 
 static unsigned int test_passed, test_failed;
 
-static inline bool test_record(bool ok, const char *file, int line,
-			       const char *expr)
+static inline bool test_record(bool ok, const char *file, int line, const char *expr)
 {
 	if (ok) {
 		test_passed++;
@@ -34,32 +33,27 @@ static inline bool test_record(bool ok, const char *file, int line,
 #define CHECK(expr) test_record(!!(expr), __FILE__, __LINE__, #expr)
 
 /* Strings compared with strcmp; both shown on failure. */
-#define CHECK_STR(got, want)						\
-	do {								\
-		const char *_g = (got), *_w = (want);			\
-		if (!test_record(_g && _w && strcmp(_g, _w) == 0,	\
-				 __FILE__, __LINE__,			\
-				 #got " == " #want))			\
-			fprintf(stderr, "     got \"%s\"\n    want \"%s\"\n", \
-				_g ? _g : "(null)", _w ? _w : "(null)"); \
+#define CHECK_STR(got, want)                                                                      \
+	do {                                                                                      \
+		const char *_g = (got), *_w = (want);                                             \
+		if (!test_record(_g && _w && strcmp(_g, _w) == 0, __FILE__, __LINE__,             \
+				 #got " == " #want))                                              \
+			fprintf(stderr, "     got \"%s\"\n    want \"%s\"\n", _g ? _g : "(null)", \
+				_w ? _w : "(null)");                                              \
 	} while (0)
 
-#define CHECK_U64(got, want)						\
-	do {								\
-		unsigned long long _g = (got), _w = (want);		\
-		if (!test_record(_g == _w, __FILE__, __LINE__,		\
-				 #got " == " #want))			\
-			fprintf(stderr, "     got %llu\n    want %llu\n",	\
-				_g, _w);				\
+#define CHECK_U64(got, want)                                                       \
+	do {                                                                       \
+		unsigned long long _g = (got), _w = (want);                        \
+		if (!test_record(_g == _w, __FILE__, __LINE__, #got " == " #want)) \
+			fprintf(stderr, "     got %llu\n    want %llu\n", _g, _w); \
 	} while (0)
 
-#define CHECK_INT(got, want)						\
-	do {								\
-		long long _g = (got), _w = (want);			\
-		if (!test_record(_g == _w, __FILE__, __LINE__,		\
-				 #got " == " #want))			\
-			fprintf(stderr, "     got %lld\n    want %lld\n",	\
-				_g, _w);				\
+#define CHECK_INT(got, want)                                                       \
+	do {                                                                       \
+		long long _g = (got), _w = (want);                                 \
+		if (!test_record(_g == _w, __FILE__, __LINE__, #got " == " #want)) \
+			fprintf(stderr, "     got %lld\n    want %lld\n", _g, _w); \
 	} while (0)
 
 static inline int test_summary(const char *name)

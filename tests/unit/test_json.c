@@ -35,9 +35,7 @@ static const char *cap_end(void)
 /* What "tc qdisc show" printed for the two qdiscs of a test machine. */
 static void emit_tc_qdiscs(void)
 {
-	static const unsigned int priomap[] = {
-		1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1
-	};
+	static const unsigned int priomap[] = { 1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1 };
 	char b[UNITS_BUF];
 	size_t i;
 
@@ -80,43 +78,40 @@ static void test_matches_tc(void)
 {
 	cap_start(false, false);
 	emit_tc_qdiscs();
-	CHECK_STR(cap_end(),
-		  "qdisc noqueue 0: dev lo root refcnt 2 \n"
-		  "qdisc pfifo_fast 0: dev eth0 root refcnt 2 bands 3 "
-		  "priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 \n");
+	CHECK_STR(cap_end(), "qdisc noqueue 0: dev lo root refcnt 2 \n"
+			     "qdisc pfifo_fast 0: dev eth0 root refcnt 2 bands 3 "
+			     "priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 \n");
 
 	cap_start(true, false);
 	emit_tc_qdiscs();
-	CHECK_STR(cap_end(),
-		  "[{\"kind\":\"noqueue\",\"handle\":\"0:\",\"dev\":\"lo\","
-		  "\"root\":true,\"refcnt\":2,\"options\":{}},"
-		  "{\"kind\":\"pfifo_fast\",\"handle\":\"0:\",\"dev\":\"eth0\","
-		  "\"root\":true,\"refcnt\":2,\"options\":{\"bands\":3,"
-		  "\"priomap\":[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1],"
-		  "\"multiqueue\":false}}]\n");
+	CHECK_STR(cap_end(), "[{\"kind\":\"noqueue\",\"handle\":\"0:\",\"dev\":\"lo\","
+			     "\"root\":true,\"refcnt\":2,\"options\":{}},"
+			     "{\"kind\":\"pfifo_fast\",\"handle\":\"0:\",\"dev\":\"eth0\","
+			     "\"root\":true,\"refcnt\":2,\"options\":{\"bands\":3,"
+			     "\"priomap\":[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1],"
+			     "\"multiqueue\":false}}]\n");
 
 	cap_start(true, true);
 	emit_tc_qdiscs();
-	CHECK_STR(cap_end(),
-		  "[ {\n"
-		  "        \"kind\": \"noqueue\",\n"
-		  "        \"handle\": \"0:\",\n"
-		  "        \"dev\": \"lo\",\n"
-		  "        \"root\": true,\n"
-		  "        \"refcnt\": 2,\n"
-		  "        \"options\": {}\n"
-		  "    },{\n"
-		  "        \"kind\": \"pfifo_fast\",\n"
-		  "        \"handle\": \"0:\",\n"
-		  "        \"dev\": \"eth0\",\n"
-		  "        \"root\": true,\n"
-		  "        \"refcnt\": 2,\n"
-		  "        \"options\": {\n"
-		  "            \"bands\": 3,\n"
-		  "            \"priomap\": [ 1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1 ],\n"
-		  "            \"multiqueue\": false\n"
-		  "        }\n"
-		  "    } ]\n");
+	CHECK_STR(cap_end(), "[ {\n"
+			     "        \"kind\": \"noqueue\",\n"
+			     "        \"handle\": \"0:\",\n"
+			     "        \"dev\": \"lo\",\n"
+			     "        \"root\": true,\n"
+			     "        \"refcnt\": 2,\n"
+			     "        \"options\": {}\n"
+			     "    },{\n"
+			     "        \"kind\": \"pfifo_fast\",\n"
+			     "        \"handle\": \"0:\",\n"
+			     "        \"dev\": \"eth0\",\n"
+			     "        \"root\": true,\n"
+			     "        \"refcnt\": 2,\n"
+			     "        \"options\": {\n"
+			     "            \"bands\": 3,\n"
+			     "            \"priomap\": [ 1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1 ],\n"
+			     "            \"multiqueue\": false\n"
+			     "        }\n"
+			     "    } ]\n");
 }
 
 /* An fq qdisc with its defaults, the way a kind's printer would do it. */
@@ -126,8 +121,7 @@ static void emit_fq(void)
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "kind", "qdisc %s ", "fq");
-	print_string(PRINT_ANY, "handle", "%s ",
-		     sprint_handle(0x80010000, b, sizeof(b)));
+	print_string(PRINT_ANY, "handle", "%s ", sprint_handle(0x80010000, b, sizeof(b)));
 	print_bool(PRINT_ANY, "root", "root ", true);
 	print_uint(PRINT_ANY, "refcnt", "refcnt %u ", 2);
 	open_json_object("options");
@@ -136,23 +130,17 @@ static void emit_fq(void)
 	print_uint(PRINT_ANY, "buckets", "buckets %u ", 1024);
 	print_uint(PRINT_ANY, "orphan_mask", "orphan_mask %u ", 1023);
 	print_uint(PRINT_JSON, "quantum", NULL, 3028);
-	print_string(PRINT_FP, NULL, "quantum %s ",
-		     sprint_size(3028, b, sizeof(b)));
+	print_string(PRINT_FP, NULL, "quantum %s ", sprint_size(3028, b, sizeof(b)));
 	print_uint(PRINT_JSON, "initial_quantum", NULL, 15140);
-	print_string(PRINT_FP, NULL, "initial_quantum %s ",
-		     sprint_size(15140, b, sizeof(b)));
+	print_string(PRINT_FP, NULL, "initial_quantum %s ", sprint_size(15140, b, sizeof(b)));
 	print_uint(PRINT_JSON, "low_rate_threshold", NULL, 68750);
-	print_string(PRINT_FP, NULL, "low_rate_threshold %s ",
-		     sprint_rate(68750, b, sizeof(b)));
+	print_string(PRINT_FP, NULL, "low_rate_threshold %s ", sprint_rate(68750, b, sizeof(b)));
 	print_uint(PRINT_JSON, "refill_delay", NULL, 40000);
-	print_string(PRINT_FP, NULL, "refill_delay %s ",
-		     sprint_time(40000000, b, sizeof(b)));
+	print_string(PRINT_FP, NULL, "refill_delay %s ", sprint_time(40000000, b, sizeof(b)));
 	print_uint(PRINT_JSON, "timer_slack", NULL, 10000);
-	print_string(PRINT_FP, NULL, "timer_slack %s ",
-		     sprint_time(10000, b, sizeof(b)));
+	print_string(PRINT_FP, NULL, "timer_slack %s ", sprint_time(10000, b, sizeof(b)));
 	print_uint(PRINT_JSON, "horizon", NULL, 10000000000ULL);
-	print_string(PRINT_FP, NULL, "horizon %s ",
-		     sprint_time(10000000000ULL, b, sizeof(b)));
+	print_string(PRINT_FP, NULL, "horizon %s ", sprint_time(10000000000ULL, b, sizeof(b)));
 	print_bool(PRINT_ANY, "horizon_drop", "horizon_drop ", true);
 	close_json_object();
 	close_json_object();
@@ -162,23 +150,21 @@ static void test_fq_defaults(void)
 {
 	cap_start(false, false);
 	emit_fq();
-	CHECK_STR(cap_end(),
-		  "qdisc fq 8001: root refcnt 2 limit 10000p flow_limit 100p "
-		  "buckets 1024 orphan_mask 1023 quantum 3028b "
-		  "initial_quantum 15140b low_rate_threshold 550Kbit "
-		  "refill_delay 40ms timer_slack 10us horizon 10s "
-		  "horizon_drop ");
+	CHECK_STR(cap_end(), "qdisc fq 8001: root refcnt 2 limit 10000p flow_limit 100p "
+			     "buckets 1024 orphan_mask 1023 quantum 3028b "
+			     "initial_quantum 15140b low_rate_threshold 550Kbit "
+			     "refill_delay 40ms timer_slack 10us horizon 10s "
+			     "horizon_drop ");
 
 	cap_start(true, false);
 	emit_fq();
-	CHECK_STR(cap_end(),
-		  "{\"kind\":\"fq\",\"handle\":\"8001:\",\"root\":true,"
-		  "\"refcnt\":2,\"options\":{\"limit\":10000,"
-		  "\"flow_limit\":100,\"buckets\":1024,\"orphan_mask\":1023,"
-		  "\"quantum\":3028,\"initial_quantum\":15140,"
-		  "\"low_rate_threshold\":68750,\"refill_delay\":40000,"
-		  "\"timer_slack\":10000,\"horizon\":10000000000,"
-		  "\"horizon_drop\":true}}\n");
+	CHECK_STR(cap_end(), "{\"kind\":\"fq\",\"handle\":\"8001:\",\"root\":true,"
+			     "\"refcnt\":2,\"options\":{\"limit\":10000,"
+			     "\"flow_limit\":100,\"buckets\":1024,\"orphan_mask\":1023,"
+			     "\"quantum\":3028,\"initial_quantum\":15140,"
+			     "\"low_rate_threshold\":68750,\"refill_delay\":40000,"
+			     "\"timer_slack\":10000,\"horizon\":10000000000,"
+			     "\"horizon_drop\":true}}\n");
 }
 
 static void test_escaping(void)
@@ -194,11 +180,10 @@ static void test_escaping(void)
 	print_string(PRINT_JSON, "empty", NULL, "");
 	print_string(PRINT_JSON, "k\"e\\y\n", NULL, "v");
 	close_json_object();
-	CHECK_STR(cap_end(),
-		  "{\"q\":\"say \\\"hi\\\"\",\"bs\":\"a\\\\b\","
-		  "\"ws\":\"\\t\\n\\r\\b\\f\",\"ctl\":\"\\u0001\\u001f\x7f\","
-		  "\"utf8\":\"h\xc3\xa9llo \xe2\x82\xac\",\"slash\":\"/'\","
-		  "\"empty\":\"\",\"k\\\"e\\\\y\\n\":\"v\"}\n");
+	CHECK_STR(cap_end(), "{\"q\":\"say \\\"hi\\\"\",\"bs\":\"a\\\\b\","
+			     "\"ws\":\"\\t\\n\\r\\b\\f\",\"ctl\":\"\\u0001\\u001f\x7f\","
+			     "\"utf8\":\"h\xc3\xa9llo \xe2\x82\xac\",\"slash\":\"/'\","
+			     "\"empty\":\"\",\"k\\\"e\\\\y\\n\":\"v\"}\n");
 
 	/* text mode prints the raw string */
 	cap_start(false, false);
@@ -220,11 +205,10 @@ static void test_values_json(void)
 	print_null(PRINT_JSON, "n", "%s", "ignored");
 	print_string(PRINT_JSON, "s", NULL, NULL);
 	close_json_object();
-	CHECK_STR(cap_end(),
-		  "{\"zero\":0,\"max\":18446744073709551615,\"neg\":-5,"
-		  "\"min\":-9223372036854775808,"
-		  "\"imax\":9223372036854775807,\"t\":true,\"f\":false,"
-		  "\"n\":null,\"s\":null}\n");
+	CHECK_STR(cap_end(), "{\"zero\":0,\"max\":18446744073709551615,\"neg\":-5,"
+			     "\"min\":-9223372036854775808,"
+			     "\"imax\":9223372036854775807,\"t\":true,\"f\":false,"
+			     "\"n\":null,\"s\":null}\n");
 
 	/* arrays hold bare values; a key there is dropped, not emitted */
 	cap_start(true, false);
@@ -258,14 +242,13 @@ static void test_values_json(void)
 	close_json_array(PRINT_ANY, NULL);
 	close_json_object();
 	close_json_array(PRINT_JSON, NULL);
-	CHECK_STR(cap_end(),
-		  "[ 1,\"two\",{\n"
-		  "        \"a\": 1,\n"
-		  "        \"e\": [ ],\n"
-		  "        \"l\": [ {\n"
-		  "                \"x\": 1\n"
-		  "            },{} ]\n"
-		  "    } ]\n");
+	CHECK_STR(cap_end(), "[ 1,\"two\",{\n"
+			     "        \"a\": 1,\n"
+			     "        \"e\": [ ],\n"
+			     "        \"l\": [ {\n"
+			     "                \"x\": 1\n"
+			     "            },{} ]\n"
+			     "    } ]\n");
 }
 
 static void test_modes(void)
@@ -344,11 +327,10 @@ static void test_text_formats(void)
 	print_uint(PRINT_FP, NULL, "%u %u|", 1);
 	print_uint(PRINT_FP, NULL, "%", 1);
 	print_uint(PRINT_FP, NULL, "%l", 1);
-	CHECK_STR(cap_end(),
-		  "18446744073709551615|18446744073709551615|"
-		  "18446744073709551615|18446744073709551615|300|"
-		  "18446744073709551615|deadbeefcafe|0xff|FF|10|"
-		  "   42|42   |00042|42|42|42u|100%|50%|%50|1 %u|11");
+	CHECK_STR(cap_end(), "18446744073709551615|18446744073709551615|"
+			     "18446744073709551615|18446744073709551615|300|"
+			     "18446744073709551615|deadbeefcafe|0xff|FF|10|"
+			     "   42|42   |00042|42|42|42u|100%|50%|%50|1 %u|11");
 
 	cap_start(false, false);
 	print_int(PRINT_FP, NULL, "%d|", -1);
@@ -359,9 +341,8 @@ static void test_text_formats(void)
 	print_int(PRINT_FP, NULL, "%x|", -1);
 	print_int(PRINT_FP, NULL, "%s|", -7);
 	print_int(PRINT_FP, NULL, "%4d|", -7);
-	CHECK_STR(cap_end(),
-		  "-1|-9223372036854775808|9223372036854775807|+5|"
-		  "18446744073709551615|ffffffffffffffff|-7|  -7|");
+	CHECK_STR(cap_end(), "-1|-9223372036854775808|9223372036854775807|+5|"
+			     "18446744073709551615|ffffffffffffffff|-7|  -7|");
 
 	cap_start(false, false);
 	print_string(PRINT_FP, NULL, "%s|", "a");
@@ -377,9 +358,8 @@ static void test_text_formats(void)
 	print_bool(PRINT_FP, NULL, "nopacing|", false);
 	print_null(PRINT_FP, NULL, "%s|", "none");
 	print_null(PRINT_FP, NULL, "<%s>", NULL);
-	CHECK_STR(cap_end(),
-		  "a|a   |   a|ab|str|<>plain|50%|true|false|nopacing|"
-		  "none|<>");
+	CHECK_STR(cap_end(), "a|a   |   a|ab|str|<>plain|50%|true|false|nopacing|"
+			     "none|<>");
 }
 
 /* Beyond OUT_MAX_DEPTH containers are dropped, and so is their content. */
@@ -432,14 +412,13 @@ static void test_depth(void)
 	close_json_object();
 	close_json_object();
 	close_json_object();
-	CHECK_STR(cap_end(),
-		  "{\n"
-		  "    \"a\": {\n"
-		  "        \"b\": {\n"
-		  "            \"c\": 1\n"
-		  "        }\n"
-		  "    }\n"
-		  "}\n");
+	CHECK_STR(cap_end(), "{\n"
+			     "    \"a\": {\n"
+			     "        \"b\": {\n"
+			     "            \"c\": 1\n"
+			     "        }\n"
+			     "    }\n"
+			     "}\n");
 }
 
 static void test_unbalanced(void)

@@ -17,19 +17,47 @@ struct t_cfg {
 
 static const char *const t_modes[] = { "drop", "cap", NULL };
 
-static const struct qd_opt t_opts[] = {
-	{ .name = "limit", .type = QD_OPT_COUNT, .off = offsetof(struct t_cfg, limit), .width = 4,
-	  .def = 1000, .min = 1, .max = 4096, .unit = "p", .help = "packets" },
-	{ .name = "mode", .type = QD_OPT_CHOICE, .off = offsetof(struct t_cfg, mode), .width = 4,
-	  .def = 0, .choices = t_modes, .help = "what to do" },
-	{ .name = "horizon", .type = QD_OPT_TIME, .off = offsetof(struct t_cfg, horizon), .width = 8,
-	  .def = 10000000000ULL, .min = 1000, .max = 3600000000000ULL, .help = "time" },
-	{ .name = "maxrate", .type = QD_OPT_RATE, .off = offsetof(struct t_cfg, rate), .width = 8,
-	  .def = ~0ULL, .min = 0, .max = ~0ULL, .help = "rate" },
-	{ .name = "quantum", .type = QD_OPT_SIZE, .off = offsetof(struct t_cfg, quantum), .width = 4,
-	  .def = 3028, .min = 256, .max = 1 << 20, .help = "bytes" },
-	{}
-};
+static const struct qd_opt t_opts[] = { { .name = "limit",
+					  .type = QD_OPT_COUNT,
+					  .off = offsetof(struct t_cfg, limit),
+					  .width = 4,
+					  .def = 1000,
+					  .min = 1,
+					  .max = 4096,
+					  .unit = "p",
+					  .help = "packets" },
+					{ .name = "mode",
+					  .type = QD_OPT_CHOICE,
+					  .off = offsetof(struct t_cfg, mode),
+					  .width = 4,
+					  .def = 0,
+					  .choices = t_modes,
+					  .help = "what to do" },
+					{ .name = "horizon",
+					  .type = QD_OPT_TIME,
+					  .off = offsetof(struct t_cfg, horizon),
+					  .width = 8,
+					  .def = 10000000000ULL,
+					  .min = 1000,
+					  .max = 3600000000000ULL,
+					  .help = "time" },
+					{ .name = "maxrate",
+					  .type = QD_OPT_RATE,
+					  .off = offsetof(struct t_cfg, rate),
+					  .width = 8,
+					  .def = ~0ULL,
+					  .min = 0,
+					  .max = ~0ULL,
+					  .help = "rate" },
+					{ .name = "quantum",
+					  .type = QD_OPT_SIZE,
+					  .off = offsetof(struct t_cfg, quantum),
+					  .width = 4,
+					  .def = 3028,
+					  .min = 256,
+					  .max = 1 << 20,
+					  .help = "bytes" },
+					{} };
 
 static const struct qd_kind t_kind = {
 	.name = "tkind",
@@ -92,8 +120,8 @@ int main(void)
 	CHECK_U64(c.rate, 125000000);
 	CHECK_U64(c.quantum, 65536);
 	CHECK_STR(print_cfg(&c, false), "limit 10p cap horizon 2ms maxrate 1Gbit quantum 64Kb ");
-	CHECK_STR(print_cfg(&c, true),
-		  "{\"limit\":10,\"mode\":\"cap\",\"horizon\":2000000,\"maxrate\":125000000,\"quantum\":65536}\n");
+	CHECK_STR(print_cfg(&c, true), "{\"limit\":10,\"mode\":\"cap\",\"horizon\":2000000,"
+				       "\"maxrate\":125000000,\"quantum\":65536}\n");
 	/* The last word wins, as with tc. */
 	CHECK_INT(parse(&c, "cap drop limit 5 limit 6"), 0);
 	CHECK_U64(c.mode, 0);

@@ -17,6 +17,8 @@
 #include "netlink/rtnl.h"
 #include "test.h"
 
+/* Golden messages are laid out by hand, a field a line group. */
+// clang-format off
 /* Little-endian helpers for laying out golden messages. */
 #define U16(v) (v) & 0xff, ((v) >> 8) & 0xff
 #define U32(v) U16((v) & 0xffff), U16(((v) >> 16) & 0xffff)
@@ -74,6 +76,8 @@ static const unsigned char reply[] = {
 	U16(24), U16(TCA_STATS), U32(1), U32(2), U32(3), U32(4), U32(5),
 };
 
+// clang-format on
+
 static void test_parse(void)
 {
 	struct qdisc_info qi;
@@ -123,6 +127,7 @@ static int count_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+// clang-format off
 static void test_reply_extack(void)
 {
 	/* A capped error with an extended-ack message, as NETLINK_CAP_ACK gives. */
@@ -151,6 +156,8 @@ static void test_reply_extack(void)
 	CHECK_INT(n, 1);
 }
 
+// clang-format on
+
 static char *render(const struct qdisc_info *qi, bool json, bool stats, const char *dev)
 {
 	static char *buf;
@@ -175,13 +182,14 @@ static void test_print(void)
 	qdisc_msg_parse((const struct nlmsghdr *)reply, &qi);
 	qi.stats.packets = 503039;
 	/* What `tc -s -j qdisc show` prints for the same message. */
-	CHECK_STR(render(&qi, true, true, NULL),
-		  "[{\"kind\":\"qdiscctl_fifo\",\"handle\":\"1:\",\"root\":true,\"refcnt\":2,\"options\":{},"
-		  "\"bytes\":758291619,\"packets\":503039,\"drops\":17,\"overlimits\":5,\"requeues\":3,"
-		  "\"backlog\":1400,\"qlen\":4}]\n");
-	CHECK_STR(render(&qi, true, false, "va"),
-		  "[{\"kind\":\"qdiscctl_fifo\",\"handle\":\"1:\",\"dev\":\"va\",\"root\":true,\"refcnt\":2,"
-		  "\"options\":{}}]\n");
+	CHECK_STR(render(&qi, true, true, NULL), "[{\"kind\":\"qdiscctl_fifo\",\"handle\":\"1:\","
+						 "\"root\":true,\"refcnt\":2,\"options\":{},"
+						 "\"bytes\":758291619,\"packets\":503039,\"drops\":"
+						 "17,\"overlimits\":5,\"requeues\":3,"
+						 "\"backlog\":1400,\"qlen\":4}]\n");
+	CHECK_STR(render(&qi, true, false, "va"), "[{\"kind\":\"qdiscctl_fifo\",\"handle\":\"1:\","
+						  "\"dev\":\"va\",\"root\":true,\"refcnt\":2,"
+						  "\"options\":{}}]\n");
 	CHECK_STR(render(&qi, false, true, "va"),
 		  "qdisc qdiscctl_fifo 1: dev va root refcnt 2 \n"
 		  " Sent 758291619 bytes 503039 pkt (dropped 17, overlimits 5 requeues 3) \n"
@@ -190,8 +198,8 @@ static void test_print(void)
 	qi.refcnt = 1;
 	qi.handle = 0;
 	CHECK_STR(render(&qi, false, false, NULL), "qdisc qdiscctl_fifo 0: parent 1:2 \n");
-	CHECK_STR(render(&qi, true, false, NULL),
-		  "[{\"kind\":\"qdiscctl_fifo\",\"handle\":\"0:\",\"parent\":\"1:2\",\"options\":{}}]\n");
+	CHECK_STR(render(&qi, true, false, NULL), "[{\"kind\":\"qdiscctl_fifo\",\"handle\":\"0:\","
+						  "\"parent\":\"1:2\",\"options\":{}}]\n");
 }
 
 int main(void)

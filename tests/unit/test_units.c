@@ -29,8 +29,8 @@ static const char *err_name(int err)
 }
 
 /* One check: the error code, and the value (or an untouched output). */
-static void check64(parse64_fn fn, const char *fname, const char *s,
-		    int want_err, uint64_t want, const char *file, int line)
+static void check64(parse64_fn fn, const char *fname, const char *s, int want_err, uint64_t want,
+		    const char *file, int line)
 {
 	uint64_t v = SENTINEL64;
 	int err = fn(s, &v);
@@ -39,13 +39,12 @@ static void check64(parse64_fn fn, const char *fname, const char *s,
 
 	snprintf(expr, sizeof(expr), "%s(\"%s\")", fname, s);
 	if (!test_record(ok, file, line, expr))
-		fprintf(stderr, "     got %s %llu\n    want %s %llu\n",
-			err_name(err), (unsigned long long)v,
-			err_name(want_err), (unsigned long long)want);
+		fprintf(stderr, "     got %s %llu\n    want %s %llu\n", err_name(err),
+			(unsigned long long)v, err_name(want_err), (unsigned long long)want);
 }
 
-static void check32(parse32_fn fn, const char *fname, const char *s,
-		    int want_err, uint32_t want, const char *file, int line)
+static void check32(parse32_fn fn, const char *fname, const char *s, int want_err, uint32_t want,
+		    const char *file, int line)
 {
 	uint32_t v = SENTINEL32;
 	int err = fn(s, &v);
@@ -54,27 +53,27 @@ static void check32(parse32_fn fn, const char *fname, const char *s,
 
 	snprintf(expr, sizeof(expr), "%s(\"%s\")", fname, s);
 	if (!test_record(ok, file, line, expr))
-		fprintf(stderr, "     got %s %#x\n    want %s %#x\n",
-			err_name(err), v, err_name(want_err), want);
+		fprintf(stderr, "     got %s %#x\n    want %s %#x\n", err_name(err), v,
+			err_name(want_err), want);
 }
 
-#define OK64(fn, s, want)  check64(fn, #fn, s, 0, want, __FILE__, __LINE__)
-#define BAD64(fn, s, err)  check64(fn, #fn, s, err, 0, __FILE__, __LINE__)
-#define OK32(fn, s, want)  check32(fn, #fn, s, 0, want, __FILE__, __LINE__)
-#define BAD32(fn, s, err)  check32(fn, #fn, s, err, 0, __FILE__, __LINE__)
+#define OK64(fn, s, want) check64(fn, #fn, s, 0, want, __FILE__, __LINE__)
+#define BAD64(fn, s, err) check64(fn, #fn, s, err, 0, __FILE__, __LINE__)
+#define OK32(fn, s, want) check32(fn, #fn, s, 0, want, __FILE__, __LINE__)
+#define BAD32(fn, s, err) check32(fn, #fn, s, err, 0, __FILE__, __LINE__)
 
-#define SPRINT(fn, v, want)						\
-	do {								\
-		char _b[UNITS_BUF];					\
-		CHECK_STR(fn(v, _b, sizeof(_b)), want);			\
+#define SPRINT(fn, v, want)                             \
+	do {                                            \
+		char _b[UNITS_BUF];                     \
+		CHECK_STR(fn(v, _b, sizeof(_b)), want); \
 	} while (0)
 
 /* Garbage every numeric parser must refuse. */
 static const char *const garbage[] = {
-	"", " ", ".", "-", "+", "-1", "+1", " 1", "1 ", "\t1", "1\n",
-	"1.2.3", "1..2", "..1", "1e3", "1E3", "1e+3", "1e-3", "0x10", "0X10",
-	"0x1p3", "inf", "INF", "nan", "NaN", "infinity", "1,5", "1_000",
-	"１", "1\xc2\xa0", "--1", "- 1", "1-", "abc", "1 k",
+	"",	 " ",	 ".",	      "-",    "+",   "-1",  "+1",  " 1",       "1 ",
+	"\t1",	 "1\n",	 "1.2.3",     "1..2", "..1", "1e3", "1E3", "1e+3",     "1e-3",
+	"0x10",	 "0X10", "0x1p3",     "inf",  "INF", "nan", "NaN", "infinity", "1,5",
+	"1_000", "１",	 "1\xc2\xa0", "--1",  "- 1", "1-",  "abc", "1 k",
 };
 
 static bool is_hex(const char *s)
@@ -148,26 +147,26 @@ static void test_u64_u32(void)
 /* Every suffix in three spellings: lower, upper, and tc's mixed case. */
 static const struct {
 	const char *sfx[3];
-	uint64_t bits;		/* multiplier in bits per second */
+	uint64_t bits; /* multiplier in bits per second */
 } rate_sfx[] = {
-	{ { "bit", "BIT", "Bit" },		1 },
-	{ { "kbit", "KBIT", "Kbit" },		1000ULL },
-	{ { "mbit", "MBIT", "Mbit" },		1000000ULL },
-	{ { "gbit", "GBIT", "Gbit" },		1000000000ULL },
-	{ { "tbit", "TBIT", "Tbit" },		1000000000000ULL },
-	{ { "kibit", "KIBIT", "Kibit" },	1024ULL },
-	{ { "mibit", "MIBIT", "Mibit" },	1048576ULL },
-	{ { "gibit", "GIBIT", "Gibit" },	1073741824ULL },
-	{ { "tibit", "TIBIT", "Tibit" },	1099511627776ULL },
-	{ { "bps", "BPS", "Bps" },		8 },
-	{ { "kbps", "KBPS", "KBps" },		8000ULL },
-	{ { "mbps", "MBPS", "MBps" },		8000000ULL },
-	{ { "gbps", "GBPS", "GBps" },		8000000000ULL },
-	{ { "tbps", "TBPS", "TBps" },		8000000000000ULL },
-	{ { "kibps", "KIBPS", "KiBps" },	8192ULL },
-	{ { "mibps", "MIBPS", "MiBps" },	8388608ULL },
-	{ { "gibps", "GIBPS", "GiBps" },	8589934592ULL },
-	{ { "tibps", "TIBPS", "TiBps" },	8796093022208ULL },
+	{ { "bit", "BIT", "Bit" }, 1 },
+	{ { "kbit", "KBIT", "Kbit" }, 1000ULL },
+	{ { "mbit", "MBIT", "Mbit" }, 1000000ULL },
+	{ { "gbit", "GBIT", "Gbit" }, 1000000000ULL },
+	{ { "tbit", "TBIT", "Tbit" }, 1000000000000ULL },
+	{ { "kibit", "KIBIT", "Kibit" }, 1024ULL },
+	{ { "mibit", "MIBIT", "Mibit" }, 1048576ULL },
+	{ { "gibit", "GIBIT", "Gibit" }, 1073741824ULL },
+	{ { "tibit", "TIBIT", "Tibit" }, 1099511627776ULL },
+	{ { "bps", "BPS", "Bps" }, 8 },
+	{ { "kbps", "KBPS", "KBps" }, 8000ULL },
+	{ { "mbps", "MBPS", "MBps" }, 8000000ULL },
+	{ { "gbps", "GBPS", "GBps" }, 8000000000ULL },
+	{ { "tbps", "TBPS", "TBps" }, 8000000000000ULL },
+	{ { "kibps", "KIBPS", "KiBps" }, 8192ULL },
+	{ { "mibps", "MIBPS", "MiBps" }, 8388608ULL },
+	{ { "gibps", "GIBPS", "GiBps" }, 8589934592ULL },
+	{ { "tibps", "TIBPS", "TiBps" }, 8796093022208ULL },
 };
 
 static void test_rate_suffixes(void)
@@ -255,10 +254,8 @@ static void test_rate(void)
 	OK64(parse_rate, "16777215.999999999999tibps", UINT64_MAX);
 	BAD64(parse_rate, "16777215.9999999999999tibps", -ERANGE);
 	BAD64(parse_rate, "16777216tibps", -ERANGE);
-	BAD64(parse_rate, "99999999999999999999999999999999999999999bit",
-	      -ERANGE);
-	BAD64(parse_rate,
-	      "9999999999999999999999999999999999999999999999999999999", -ERANGE);
+	BAD64(parse_rate, "99999999999999999999999999999999999999999bit", -ERANGE);
+	BAD64(parse_rate, "9999999999999999999999999999999999999999999999999999999", -ERANGE);
 
 	/* garbage wins over range: the suffix is checked first */
 	BAD64(parse_rate, "99999999999999999999999999999xbit", -EINVAL);
@@ -297,10 +294,9 @@ static void test_size(void)
 		{ "KB", 1024, 1 },	{ "Kb", 1024, 1 },	{ "kB", 1024, 1 },
 		{ "m", 1 << 20, 1 },	{ "M", 1 << 20, 1 },	{ "mb", 1 << 20, 1 },
 		{ "MB", 1 << 20, 1 },	{ "g", 1 << 30, 1 },	{ "G", 1 << 30, 1 },
-		{ "gb", 1 << 30, 1 },	{ "GB", 1 << 30, 1 },
-		{ "kbit", 1024, 8 },	{ "KBIT", 1024, 8 },	{ "Kbit", 1024, 8 },
-		{ "mbit", 1 << 20, 8 },	{ "MBit", 1 << 20, 8 },
-		{ "gbit", 1 << 30, 8 },	{ "GBIT", 1 << 30, 8 },
+		{ "gb", 1 << 30, 1 },	{ "GB", 1 << 30, 1 },	{ "kbit", 1024, 8 },
+		{ "KBIT", 1024, 8 },	{ "Kbit", 1024, 8 },	{ "mbit", 1 << 20, 8 },
+		{ "MBit", 1 << 20, 8 }, { "gbit", 1 << 30, 8 }, { "GBIT", 1 << 30, 8 },
 	};
 	char s[32];
 	size_t i;
@@ -311,8 +307,7 @@ static void test_size(void)
 		snprintf(s, sizeof(s), "0%s", sfx[i].sfx);
 		OK64(parse_size, s, 0);
 		snprintf(s, sizeof(s), "2.5%s", sfx[i].sfx);
-		OK64(parse_size, s, (5 * sfx[i].num + sfx[i].den) /
-			      (2 * sfx[i].den));
+		OK64(parse_size, s, (5 * sfx[i].num + sfx[i].den) / (2 * sfx[i].den));
 		if (*sfx[i].sfx)
 			BAD64(parse_size, sfx[i].sfx, -EINVAL);
 	}
@@ -366,18 +361,31 @@ static void test_time(void)
 		uint64_t ns;
 	} sfx[] = {
 		{ "", 1000 },
-		{ "s", 1000000000 },	{ "S", 1000000000 },
-		{ "sec", 1000000000 },	{ "SEC", 1000000000 },
-		{ "secs", 1000000000 },	{ "Secs", 1000000000 },
-		{ "ms", 1000000 },	{ "MS", 1000000 },	{ "mS", 1000000 },
-		{ "msec", 1000000 },	{ "MSEC", 1000000 },
-		{ "msecs", 1000000 },	{ "mSecs", 1000000 },
-		{ "us", 1000 },		{ "US", 1000 },
-		{ "usec", 1000 },	{ "USec", 1000 },
-		{ "usecs", 1000 },	{ "USECS", 1000 },
-		{ "ns", 1 },		{ "NS", 1 },
-		{ "nsec", 1 },		{ "NSEC", 1 },
-		{ "nsecs", 1 },		{ "nSecs", 1 },
+		{ "s", 1000000000 },
+		{ "S", 1000000000 },
+		{ "sec", 1000000000 },
+		{ "SEC", 1000000000 },
+		{ "secs", 1000000000 },
+		{ "Secs", 1000000000 },
+		{ "ms", 1000000 },
+		{ "MS", 1000000 },
+		{ "mS", 1000000 },
+		{ "msec", 1000000 },
+		{ "MSEC", 1000000 },
+		{ "msecs", 1000000 },
+		{ "mSecs", 1000000 },
+		{ "us", 1000 },
+		{ "US", 1000 },
+		{ "usec", 1000 },
+		{ "USec", 1000 },
+		{ "usecs", 1000 },
+		{ "USECS", 1000 },
+		{ "ns", 1 },
+		{ "NS", 1 },
+		{ "nsec", 1 },
+		{ "NSEC", 1 },
+		{ "nsecs", 1 },
+		{ "nSecs", 1 },
 	};
 	char s[32];
 	size_t i;
@@ -542,17 +550,17 @@ static void test_classid(void)
 static void test_sprint_rate(void)
 {
 	/* tc 6.1 "tc class show" output for htb rates; bytes as tc stores */
-	SPRINT(sprint_rate, 68750, "550Kbit");		/* 550kbit */
-	SPRINT(sprint_rate, 125000000, "1Gbit");	/* 1gbit */
-	SPRINT(sprint_rate, 1543, "12344bit");		/* 12345bit */
-	SPRINT(sprint_rate, 131072, "1048Kbit");	/* 1mibit */
-	SPRINT(sprint_rate, 187500, "1500Kbit");	/* 1.5mbit */
-	SPRINT(sprint_rate, 124999, "999992bit");	/* 999999bit */
-	SPRINT(sprint_rate, 125000, "1Mbit");		/* 1000001bit */
-	SPRINT(sprint_rate, 1, "8bit");			/* 8bit */
-	SPRINT(sprint_rate, 1000, "8Kbit");		/* 1kbps */
-	SPRINT(sprint_rate, 1000000, "8Mbit");		/* 1mbps */
-	SPRINT(sprint_rate, 625000000, "5Gbit");	/* 5gbit */
+	SPRINT(sprint_rate, 68750, "550Kbit");	  /* 550kbit */
+	SPRINT(sprint_rate, 125000000, "1Gbit");  /* 1gbit */
+	SPRINT(sprint_rate, 1543, "12344bit");	  /* 12345bit */
+	SPRINT(sprint_rate, 131072, "1048Kbit");  /* 1mibit */
+	SPRINT(sprint_rate, 187500, "1500Kbit");  /* 1.5mbit */
+	SPRINT(sprint_rate, 124999, "999992bit"); /* 999999bit */
+	SPRINT(sprint_rate, 125000, "1Mbit");	  /* 1000001bit */
+	SPRINT(sprint_rate, 1, "8bit");		  /* 8bit */
+	SPRINT(sprint_rate, 1000, "8Kbit");	  /* 1kbps */
+	SPRINT(sprint_rate, 1000000, "8Mbit");	  /* 1mbps */
+	SPRINT(sprint_rate, 625000000, "5Gbit");  /* 5gbit */
 	SPRINT(sprint_rate, 12500000000ULL, "100Gbit");
 	SPRINT(sprint_rate, 1250000000000ULL, "10Tbit");
 	SPRINT(sprint_rate, 137438953472ULL, "1099Gbit"); /* 1tibit */
@@ -603,7 +611,7 @@ static void test_sprint_size(void)
 	SPRINT(sprint_size, 1049600, "1025Kb");
 	SPRINT(sprint_size, 1572864, "1536Kb");
 	SPRINT(sprint_size, 134217728, "128Mb");
-	SPRINT(sprint_size, 4294967295ULL, "4Gb");	/* tc 6.1: 4096Mb */
+	SPRINT(sprint_size, 4294967295ULL, "4Gb"); /* tc 6.1: 4096Mb */
 
 	/* the Gb step is upstream's (2025); older tc says "1024Mb" */
 	SPRINT(sprint_size, 1073741824ULL, "1Gb");
@@ -626,8 +634,7 @@ static void test_sprint_size(void)
 	SPRINT(sprint_size, UINT64_MAX - 1023, "18014398509481983Kb");
 	SPRINT(sprint_size, UINT64_MAX - 1024, "18014398509481983Kb");
 	SPRINT(sprint_size, (1ULL << 40) + 512 * 1024, "1073742336Kb");
-	SPRINT(sprint_size, (1ULL << 40) + 512 * 1024 + 100,
-	       "1099512152164b");
+	SPRINT(sprint_size, (1ULL << 40) + 512 * 1024 + 100, "1099512152164b");
 }
 
 static void test_sprint_time(void)
@@ -643,7 +650,7 @@ static void test_sprint_time(void)
 	SPRINT(sprint_time, 999, "999ns");
 	SPRINT(sprint_time, 1000, "1us");
 	SPRINT(sprint_time, 1001, "1us");
-	SPRINT(sprint_time, 1005, "1us");	/* %.3g: 1.005 is 1.00499.. */
+	SPRINT(sprint_time, 1005, "1us"); /* %.3g: 1.005 is 1.00499.. */
 	SPRINT(sprint_time, 1006, "1.01us");
 	SPRINT(sprint_time, 1500, "1.5us");
 	SPRINT(sprint_time, 12345, "12.3us");
@@ -706,12 +713,11 @@ static void test_sprint_short_buffers(void)
 }
 
 /* Each sweep is one check: the first mismatch is reported. */
-static void sweep_report(bool ok, const char *what, uint64_t v,
-			 const char *got, const char *want)
+static void sweep_report(bool ok, const char *what, uint64_t v, const char *got, const char *want)
 {
 	if (!test_record(ok, __FILE__, __LINE__, what))
-		fprintf(stderr, "     at %llu: got \"%s\" want \"%s\"\n",
-			(unsigned long long)v, got, want);
+		fprintf(stderr, "     at %llu: got \"%s\" want \"%s\"\n", (unsigned long long)v,
+			got, want);
 }
 
 /* Round trips: anything printed exactly parses back to the same value. */
@@ -840,8 +846,7 @@ static uint64_t random_value(uint64_t *state, unsigned int maxbits)
 typedef char *(*sprint_fn)(uint64_t, char *, size_t);
 typedef void (*oracle_fn)(uint64_t, char *, size_t);
 
-static bool agree(sprint_fn ours, oracle_fn tc, uint64_t v, char *got,
-		  char *want)
+static bool agree(sprint_fn ours, oracle_fn tc, uint64_t v, char *got, char *want)
 {
 	ours(v, got, UNITS_BUF);
 	tc(v, want, UNITS_BUF);
@@ -854,8 +859,8 @@ static void tc_time64_u(uint64_t v, char *buf, size_t len)
 	tc_time64((int64_t)v, buf, len);
 }
 
-static void sweep(const char *what, sprint_fn ours, oracle_fn tc,
-		  uint64_t dense, unsigned int maxbits)
+static void sweep(const char *what, sprint_fn ours, oracle_fn tc, uint64_t dense,
+		  unsigned int maxbits)
 {
 	char got[UNITS_BUF], want[UNITS_BUF];
 	uint64_t state = 42, v = 0;
