@@ -39,7 +39,7 @@ expect_fail() {
 
 # big_sndbuf: let senders ask for 4 MB socket buffers (init netns only),
 # so that one UDP socket has enough packets in flight to fill a queue.
-big_sndbuf() { echo 8388608 >/proc/sys/net/core/wmem_max || fail "wmem_max"; }
+big_sndbuf() { set_sysctl net.core.wmem_max 8388608; }
 
 # sample_max_qlen NS DEV SAMPLES: the largest qlen tc reports for DEV's root
 # qdisc over SAMPLES samples. Each sample runs real-time so the sender cannot

@@ -22,6 +22,13 @@ expect_fail 255 '"dev"' qd add dev va dev vb root fifo
 expect_fail 255 'root.*parent' qd add dev va fifo
 expect_fail 255 '"nosuchcmd"' qdiscctl nosuchcmd
 assert_clean "bad arguments"
+if [ -x /usr/bin/setpriv ]; then
+	expect_fail 1 'needs root' /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \
+		qdiscctl add dev lo root fifo
+	expect_fail 1 'needs root' /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \
+		qdiscctl del dev lo root
+	assert_clean "not root"
+fi
 
 # A BPF qdisc is refused below a classful qdisc: the kernel says why, and
 # the registration this add made is undone.
