@@ -52,15 +52,15 @@ static __always_inline s64 qd_slot(const struct Qdisc *sch)
 }
 
 /*
- * Claim a free slot of an "insts" array whose values start with struct
- * qd_inst_hdr. Instances are created under RTNL, but mq children of
+ * Claim a free slot of an "insts" array of max entries whose values start
+ * with struct qd_inst_hdr. Instances are created under RTNL, but mq children of
  * different devices can be torn down concurrently, hence the cmpxchg.
  */
-static __always_inline s64 qd_claim(void *insts)
+static __always_inline s64 qd_claim(void *insts, int max)
 {
 	int i;
 
-	bpf_for(i, 0, QD_MAX_INSTANCES) {
+	bpf_for(i, 0, max) {
 		u32 key = i;
 		struct qd_inst_hdr *h = bpf_map_lookup_elem(insts, &key);
 

@@ -153,7 +153,7 @@ int BPF_PROG(fifo_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ex
 	src = qd_pending_cfg(&pending, &place);
 	if (!src)
 		return -EINVAL;
-	slot = qd_claim(&insts);
+	slot = qd_claim(&insts, QD_MAX_INSTANCES);
 	if (slot < 0)
 		return -ENOSPC;
 	id = slot;
@@ -197,6 +197,7 @@ void BPF_PROG(fifo_destroy, struct Qdisc *sch)
 	qd_release(&in->hdr);
 }
 
+/* The kind's id is set by qdiscctl from its descriptor. */
 SEC(".struct_ops.link")
 struct Qdisc_ops fifo = {
 	.enqueue = (void *)fifo_enqueue,
@@ -204,5 +205,4 @@ struct Qdisc_ops fifo = {
 	.init = (void *)fifo_init,
 	.reset = (void *)fifo_reset,
 	.destroy = (void *)fifo_destroy,
-	.id = "qdiscctl_fifo",
 };

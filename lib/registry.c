@@ -302,8 +302,9 @@ int qd_reg_instances(const struct qd_reg *r, uint32_t *ids, struct qd_inst_hdr *
 	for (uint32_t i = 0; i < QD_MAX_INSTANCES; i++) {
 		struct qd_inst_hdr h;
 
+		/* A kind may have fewer slots than QD_MAX_INSTANCES. */
 		if (bpf_map_lookup_elem(r->insts_fd, &i, buf))
-			return -errno;
+			return errno == ENOENT ? n : -errno;
 		memcpy(&h, buf, sizeof(h));
 		if (!h.in_use)
 			continue;
