@@ -586,7 +586,9 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *s
 	f->hnext = *head;
 	*head = idx;
 	in->stats.flows++;
-	set_idle(c, idx, f, now);
+	/* Idle until the caller queues to it; no ring entry, it is not old. */
+	f->state = FQ_IDLE;
+	in->stats.inactive_flows++;
 	return idx;
 }
 
