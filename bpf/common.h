@@ -13,6 +13,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "abi.h"
 
 #define NET_XMIT_SUCCESS 0x00
@@ -91,6 +92,27 @@ static __always_inline void *qd_pending_cfg(void *pending, const struct qd_place
 	void *cfg = bpf_map_lookup_elem(pending, place);
 
 	return cfg ? cfg : bpf_map_lookup_elem(pending, &defaults);
+}
+
+/*
+ * When skb may leave, on CLOCK_MONOTONIC: its EDT stamp, or now. Kept by
+ * the qdisc, not written back: tstamp_type is read-only to BPF, and a
+ * monotonic time in a realtime-typed stamp confuses receivers.
+ */
+static __always_inline u64 qd_time_to_send(struct sk_buff *skb, u64 now)
+{
+	u64 ts = skb->tstamp;
+	u8 type;
+
+	if (!ts)
+		return now;
+	type = BPF_CORE_READ_BITFIELD(skb, tstamp_type);
+	if (type == SKB_CLOCK_MONOTONIC)
+		return ts;
+	if (type == SKB_CLOCK_TAI)
+		return ts - (bpf_ktime_get_tai_ns() - now);
+	/* A realtime stamp on egress is a receive time, not a departure time. */
+	return now;
 }
 
 #endif

@@ -17,7 +17,6 @@
  * nothing is allocated while packets flow and every lookup is inlined.
  */
 #include "common.h"
-#include <bpf/bpf_core_read.h>
 #include "fq.h"
 
 char _license[] SEC("license") = "GPL";
@@ -623,23 +622,6 @@ static __always_inline void fq_rehash(const struct fq_ctx *c)
 	c->in->buckets = nb;
 }
 
-/* When skb may leave, on CLOCK_MONOTONIC: its EDT stamp, or now. */
-static __always_inline u64 fq_time_to_send(struct sk_buff *skb, u64 now)
-{
-	u64 ts = skb->tstamp;
-	u8 type;
-
-	if (!ts)
-		return now;
-	type = BPF_CORE_READ_BITFIELD(skb, tstamp_type);
-	if (type == SKB_CLOCK_MONOTONIC)
-		return ts;
-	if (type == SKB_CLOCK_TAI)
-		return ts - (bpf_ktime_get_tai_ns() - now);
-	/* A realtime stamp on egress is a receive time, not a departure time. */
-	return now;
-}
-
 SEC("struct_ops/fq_enqueue")
 int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
@@ -656,7 +638,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 		fq_rehash(&c);
 	fq_gc_ring(&c, now, false, 2);
 
-	tts = fq_time_to_send(skb, now);
+	tts = qd_time_to_send(skb, now);
 	if (tts > now + c.cfg->horizon) {
 		if (c.cfg->horizon_drop) {
 			c.in->stats.horizon_drops++;
