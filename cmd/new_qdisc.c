@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include <bpf/bpf.h>
 
 #include "cmd/cmd.h"
+#include "cmd/target.h"
 #include "kinds/kind.h"
 #include "lib/common.h"
 #include "lib/registry.h"
@@ -37,23 +37,20 @@ int qd_check_kernel(void)
 /*
  * replace on an instance of the same kind would reach the kernel's change
  * path, which cannot pass options to a BPF qdisc: rewrite them in place.
+ * Sets *done when it did (or failed to); otherwise the kernel creates one.
  */
-static int replace_in_place(struct qd_reg *reg, const struct qd_place *place, uint32_t handle,
+static int replace_in_place(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_reg *reg,
 			    const void *cfg, bool *done)
 {
+	struct qd_target t;
 	uint32_t id;
-	int err;
 
 	*done = false;
-	if (qd_reg_find(reg, place, handle, &id))
-		return 0;
-	err = bpf_map_update_elem(reg->cfgs_fd, &id, cfg, BPF_EXIST) ? -errno : 0;
-	if (err) {
-		qd_err("cannot update the options of %s: %s", reg->kind->id, strerror(-err));
-		return QD_EXIT_FAIL;
-	}
+	if (qd_target_lookup(rt, s, &t) || t.kind != reg->kind ||
+	    qd_reg_find(reg, &t.place, t.cur.handle, &id))
+		return QD_EXIT_OK;
 	*done = true;
-	return 0;
+	return qd_target_write(reg, &t, id, cfg) ? QD_EXIT_FAIL : QD_EXIT_OK;
 }
 
 static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_kind *k,
@@ -69,7 +66,6 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 		.kind = k->id,
 	};
 	struct qd_place place = { .ifindex = s->ifindex, .parent = s->parent };
-	struct qdisc_info cur;
 	struct qd_reg reg;
 	int lock, err, ret = QD_EXIT_OK;
 	bool done;
@@ -87,10 +83,9 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 		return QD_EXIT_FAIL;
 	}
 
-	if ((nlflags & NLM_F_REPLACE) && !qdisc_lookup(rt, s->ifindex, s->parent, &cur) &&
-	    !strcmp(cur.kind, k->id) && (!s->have_handle || s->handle == cur.handle)) {
-		ret = replace_in_place(&reg, &place, cur.handle, cfg, &done);
-		if (ret || done)
+	if (nlflags & NLM_F_REPLACE) {
+		ret = replace_in_place(rt, s, &reg, cfg, &done);
+		if (done)
 			goto out;
 	}
 

@@ -1,37 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * show: every qdisc, like `tc qdisc show`, with the same JSON keys as
- * `tc -s -j qdisc show`. The options of qdiscctl's kinds come from their
- * registrations' maps, since a BPF qdisc cannot dump them.
+ * `tc -s -j qdisc show`. The options and counters of qdiscctl's kinds come
+ * from their registrations' maps, since a BPF qdisc cannot dump them.
  */
 #include <errno.h>
 #include <net/if.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/show.h"
 #include "kinds/kind.h"
 #include "lib/common.h"
 #include "lib/json_print.h"
 #include "lib/qdisc_print.h"
-#include "lib/registry.h"
-#include "lib/spec.h"
-#include "netlink/qdisc.h"
-#include "netlink/rtnl.h"
-
-struct show_ctx {
-	const struct qdisc_spec *filter;
-	__u64 netns;
-	/* Registrations opened on first use; ok[i] < 0 when absent. */
-	struct qd_reg regs[16];
-	int ok[16];
-};
 
 static const struct qd_reg *reg_for(struct show_ctx *ctx, const struct qd_kind *k)
 {
 	const struct qd_kind *const *kinds = qd_kinds();
 
-	for (int i = 0; kinds[i] && i < (int)ARRAY_SIZE(ctx->regs); i++) {
+	for (int i = 0; kinds[i] && i < SHOW_MAX_KINDS; i++) {
 		if (kinds[i] != k)
 			continue;
 		if (ctx->ok[i] == 0)
@@ -41,79 +31,168 @@ static const struct qd_reg *reg_for(struct show_ctx *ctx, const struct qd_kind *
 	return NULL;
 }
 
-static void print_options(const struct qdisc_info *qi, void *data)
+const struct qd_reg *show_instance(struct show_ctx *ctx, const struct qdisc_info *qi, uint32_t *id)
 {
 	const struct qd_kind *k = qd_kind_find(qi->kind);
-	struct show_ctx *ctx = data;
 	struct qd_place place = { ctx->netns, qi->ifindex, qi->parent };
+	const struct qd_reg *reg;
+
+	if (!k || strcmp(k->id, qi->kind) || !(reg = reg_for(ctx, k)))
+		return NULL;
+	return qd_reg_find(reg, &place, qi->handle, id) ? NULL : reg;
+}
+
+bool show_wanted(const struct show_ctx *ctx, const struct qdisc_info *qi)
+{
+	const struct qdisc_spec *f = ctx->filter;
+
+	return (!f->have_parent || qi->parent == f->parent) &&
+	       (!f->have_handle || qi->handle == f->handle);
+}
+
+const char *show_dev(const struct show_ctx *ctx, const struct qdisc_info *qi, char *buf)
+{
+	if (ctx->filter->dev)
+		return NULL;
+	if (!if_indextoname(qi->ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "if%d", qi->ifindex);
+	return buf;
+}
+
+uint64_t show_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void print_options(const struct qdisc_info *qi, void *data)
+{
 	const struct qd_reg *reg;
 	uint32_t id;
 
-	if (!k || strcmp(k->id, qi->kind) || !(reg = reg_for(ctx, k)))
+	if (!(reg = show_instance(data, qi, &id)))
 		return;
-	char cfg[k->cfg_size];
-	if (qd_reg_find(reg, &place, qi->handle, &id) || qd_reg_cfg(reg, id, cfg))
+	char cfg[reg->kind->cfg_size];
+	if (qd_reg_cfg(reg, id, cfg))
 		return;
-	qd_kind_print(k, cfg);
+	qd_kind_print(reg->kind, cfg);
 	if (qd_opts.details)
 		print_uint(PRINT_ANY, "qdiscctl_slot", "slot %llu ", id);
+}
+
+static void print_xstats(const struct qdisc_info *qi, void *data)
+{
+	const struct qd_reg *reg;
+	uint32_t id;
+
+	if (!(reg = show_instance(data, qi, &id)) || !reg->kind->stats)
+		return;
+	char inst[reg->inst_size];
+	if (qd_reg_inst(reg, id, inst))
+		return;
+	qd_kind_print_stats(reg->kind, inst, reg->inst_size, show_now());
 }
 
 static int show_one(const struct qdisc_info *qi, void *data)
 {
 	struct show_ctx *ctx = data;
-	const struct qdisc_spec *f = ctx->filter;
 	char dev[IF_NAMESIZE];
 
-	if ((f->have_parent && qi->parent != f->parent) ||
-	    (f->have_handle && qi->handle != f->handle))
-		return 0;
-	if (!f->dev && !if_indextoname(qi->ifindex, dev))
-		snprintf(dev, sizeof(dev), "if%d", qi->ifindex);
-	qdisc_print(qi, f->dev ? NULL : dev, qd_opts.stats, print_options, ctx);
+	if (show_wanted(ctx, qi))
+		qdisc_print(qi, show_dev(ctx, qi, dev), qd_opts.stats, print_options, print_xstats,
+			    ctx);
+	return 0;
+}
+
+static bool takes_value(const char *w)
+{
+	return !strcmp(w, "dev") || !strcmp(w, "parent") || !strcmp(w, "handle");
+}
+
+/* tc's qdisc filter words plus "flows [sort COLUMN]", in any order. */
+static int parse_show(int argc, char **argv, struct qdisc_spec *s, bool *flows, const char **sort)
+{
+	char *rest[argc + 1];
+	int n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "flows")) {
+			*flows = true;
+		} else if (!strcmp(argv[i], "sort")) {
+			if (!qd_need_arg(argc, argv, i))
+				return -EINVAL;
+			*sort = argv[++i];
+		} else {
+			rest[n++] = argv[i];
+			if (takes_value(argv[i]) && i + 1 < argc)
+				rest[n++] = argv[++i];
+		}
+	}
+	if (qdisc_spec_parse(n, rest, s))
+		return -EINVAL;
+	if (s->kind) {
+		qd_err("show: unexpected \"%s\"", s->kind);
+		return -EINVAL;
+	}
+	if (*sort && !*flows) {
+		qd_err("show: \"sort\" applies to \"flows\" only");
+		return -EINVAL;
+	}
 	return 0;
 }
 
 static int run_show(int argc, char **argv)
 {
 	struct show_ctx ctx = {};
+	const char *sort = NULL;
 	struct qdisc_spec s;
+	bool flows = false;
 	struct rtnl rt;
-	int err;
+	int err, ret = QD_EXIT_OK;
 
-	if (qdisc_spec_parse(argc - 1, argv + 1, &s))
+	if (parse_show(argc, argv, &s, &flows, &sort))
 		return QD_EXIT_USAGE;
-	if (s.kind) {
-		qd_err("show: unexpected \"%s\"", s.kind);
-		return QD_EXIT_USAGE;
-	}
 	if (s.dev && qdisc_spec_resolve(&s))
 		return QD_EXIT_FAIL;
+	if (flows && geteuid() != 0) {
+		qd_err("show flows needs root (it reads BPF maps)");
+		return QD_EXIT_FAIL;
+	}
 	if (rtnl_open(&rt)) {
 		qd_err("cannot open rtnetlink: %s", strerror(errno));
 		return QD_EXIT_FAIL;
 	}
 	ctx.filter = &s;
 	rtnl_netns_cookie(&rt, &ctx.netns);
-	open_json_array(PRINT_JSON, NULL);
-	err = qdisc_dump(&rt, s.ifindex, show_one, &ctx);
-	close_json_array(PRINT_JSON, NULL);
+	if (flows) {
+		ret = show_flows(&rt, &ctx, sort);
+	} else {
+		open_json_array(PRINT_JSON, NULL);
+		err = qdisc_dump(&rt, s.ifindex, show_one, &ctx);
+		close_json_array(PRINT_JSON, NULL);
+		if (err) {
+			qd_err_kernel(err, rt.errmsg);
+			ret = QD_EXIT_KERNEL;
+		}
+	}
 	rtnl_close(&rt);
-	for (size_t i = 0; i < ARRAY_SIZE(ctx.regs); i++)
+	for (size_t i = 0; i < SHOW_MAX_KINDS; i++)
 		if (ctx.ok[i] > 0)
 			qd_reg_close(&ctx.regs[i]);
-	if (err) {
-		qd_err_kernel(err, rt.errmsg);
-		return QD_EXIT_KERNEL;
-	}
-	return QD_EXIT_OK;
+	return ret;
 }
 
 static const struct qd_cmd show_cmd = {
 	.name = "show",
 	.alias = "list",
-	.args = "[dev DEV] [root | parent ID] [handle H]",
+	.args = "[dev DEV] [root | parent ID] [handle H] [flows [sort COLUMN]]",
 	.summary = "list qdiscs, all kinds; -s adds statistics, -j prints JSON",
+	.help = "With \"flows\", list the flows of qdiscctl's qdiscs that keep a flow table\n"
+		"(qdiscctl help KIND tells which), one row a flow: largest first when sorted by a "
+		"number, soonest first\n"
+		"by a time; -s adds a total row. Needs root: the table is in a BPF map.",
 	.order = 40,
 	.run = run_show,
 };

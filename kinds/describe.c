@@ -9,20 +9,25 @@
 
 static const char *default_text(const struct qd_opt *o, char *buf, size_t len)
 {
-	switch (o->type) {
-	case QD_OPT_SIZE:
-		return sprint_size(o->def, buf, len);
-	case QD_OPT_TIME:
-		return sprint_time(o->def, buf, len);
-	case QD_OPT_RATE:
-		return sprint_rate(o->def, buf, len);
-	case QD_OPT_CHOICE:
-		return o->choices[o->def];
-	case QD_OPT_COUNT:
-		break;
+	/* Help says "1000", not "1000p": the unit is in the metavar. */
+	if (o->type == QD_OPT_COUNT && !(o->special && o->def == o->special_val)) {
+		snprintf(buf, len, "%llu", (unsigned long long)o->def);
+		return buf;
 	}
-	snprintf(buf, len, "%llu", (unsigned long long)o->def);
-	return buf;
+	return qd_opt_text(o, o->def, buf, len);
+}
+
+static const char *type_name(const struct qd_opt *o)
+{
+	switch (o->type) {
+	case QD_OPT_CHOICE:
+	case QD_OPT_WORD:
+		return "choice";
+	case QD_OPT_BOOL:
+		return "bool";
+	default:
+		return qd_opt_metavar(o);
+	}
 }
 
 void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len)
@@ -30,7 +35,7 @@ void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len)
 	size_t n = snprintf(buf, len, "%s", k->name);
 
 	for (const struct qd_opt *o = k->opts; o->name && n < len; o++) {
-		if (o->type == QD_OPT_CHOICE) {
+		if (qd_opt_is_keyword(o)) {
 			n += snprintf(buf + n, len - n, " [");
 			for (int i = 0; o->choices[i] && n < len; i++)
 				n += snprintf(buf + n, len - n, "%s%s", i ? " | " : "",
@@ -43,9 +48,61 @@ void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len)
 	}
 }
 
+/* What the user types: "limit PACKETS", "nopacing | pacing". */
+static void label(const struct qd_opt *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (!qd_opt_is_keyword(o)) {
+		snprintf(buf, len, "%s %s", o->name, qd_opt_metavar(o));
+		return;
+	}
+	buf[0] = '\0';
+	for (int i = 0; o->choices[i] && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? " | " : "", o->choices[i]);
+}
+
+/* The names of the statistics and flow columns a kind adds: help text, JSON arrays. */
+static void describe_tables(const struct qd_kind *k, bool detailed)
+{
+	if (k->stats && k->stats->name) {
+		open_json_array(PRINT_JSON, "stats");
+		if (detailed)
+			print_text("\nstatistics (show -s):");
+		for (const struct qd_stat *s = k->stats; s->name; s++) {
+			const struct qd_stat *t = k->stats;
+
+			/* tc uses some keys twice ("throttled" in fq); name them once. */
+			while (t < s && strcmp(t->name, s->name))
+				t++;
+			if (t != s)
+				continue;
+			print_string(PRINT_JSON, NULL, NULL, s->name);
+			if (detailed)
+				print_text(" %s", s->name);
+		}
+		close_json_array(PRINT_JSON, NULL);
+		if (detailed)
+			print_text("\n");
+	}
+	if (k->flows) {
+		open_json_array(PRINT_JSON, "flows");
+		if (detailed)
+			print_text("\nflow table (show dev DEV flows [sort COLUMN]):");
+		for (const struct qd_col *c = k->flows->cols; c->name; c++) {
+			print_string(PRINT_JSON, NULL, NULL, c->name);
+			if (detailed)
+				print_text(" %s", c->name);
+		}
+		close_json_array(PRINT_JSON, NULL);
+		if (detailed)
+			print_text("\n");
+	}
+}
+
 void qd_kind_describe(const struct qd_kind *k, bool detailed)
 {
-	char syn[1024], b[UNITS_BUF];
+	char syn[1024], b[UNITS_BUF], l[128];
 
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "name", NULL, k->name);
@@ -64,29 +121,30 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 	for (const struct qd_opt *o = k->opts; o->name; o++) {
 		open_json_object(NULL);
 		print_string(PRINT_JSON, "name", NULL, o->name);
-		print_string(PRINT_JSON, "type", NULL,
-			     o->type == QD_OPT_CHOICE ? "choice" : qd_opt_metavar(o));
-		if (o->type == QD_OPT_CHOICE) {
+		print_string(PRINT_JSON, "type", NULL, type_name(o));
+		if (qd_opt_is_keyword(o)) {
 			open_json_array(PRINT_JSON, "choices");
 			for (int i = 0; o->choices[i]; i++)
 				print_string(PRINT_JSON, NULL, NULL, o->choices[i]);
 			close_json_array(PRINT_JSON, NULL);
-			print_string(PRINT_JSON, "default", NULL, o->choices[o->def]);
+			print_string(PRINT_JSON, "default", NULL, default_text(o, b, sizeof(b)));
 		} else {
 			print_uint(PRINT_JSON, "default", NULL, o->def);
 			print_uint(PRINT_JSON, "min", NULL, o->min);
 			print_uint(PRINT_JSON, "max", NULL, o->max);
 		}
+		if (o->special)
+			print_string(PRINT_JSON, "special", NULL, o->special);
 		print_string(PRINT_JSON, "help", NULL, o->help);
+		label(o, l, sizeof(l));
 		if (detailed)
-			print_text("  %-20s %s (default %s)\n", o->name, o->help,
+			print_text("  %-20s %s (default %s)\n", l, o->help,
 				   default_text(o, b, sizeof(b)));
 		else
-			print_text("         %s %s (default %s)\n", o->name,
-				   o->type == QD_OPT_CHOICE ? "" : qd_opt_metavar(o),
-				   default_text(o, b, sizeof(b)));
+			print_text("         %s (default %s)\n", l, default_text(o, b, sizeof(b)));
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);
+	describe_tables(k, detailed);
 	close_json_object();
 }

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * fq: sch_fq as a BPF qdisc. Options, statistics and the flow table are
+ * laid out in bpf/fq.h; they print in the order and with the JSON keys
+ * tc uses for sch_fq, so scripts can switch between the two.
+ */
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 #include "bpf/abi.h"
@@ -7,44 +14,259 @@
 #include "fq.skel.h"
 #include "kinds/kind.h"
 
-#define NSEC_PER_USEC 1000ULL
-#define NSEC_PER_MSEC 1000000ULL
-#define NSEC_PER_SEC  1000000000ULL
+#define MSEC 1000000ULL
+#define SEC  1000000000ULL
 
-static const char *const fq_horizon_modes[] = { "horizon_cap", "horizon_drop", NULL };
-static const char *const fq_pacing_modes[] = { "nopacing", "pacing", NULL };
+static const char *const fq_pacing[] = { "nopacing", "pacing", NULL };
+static const char *const fq_horizon[] = { "horizon_cap", "horizon_drop", NULL };
 
-#define FQ_OPT(field) .off = offsetof(struct fq_cfg, field), .width = sizeof(((struct fq_cfg *)0)->field)
+#define CFG(f) .off = offsetof(struct fq_cfg, f), .width = sizeof(((struct fq_cfg *)0)->f)
 
+/* In the order tc prints sch_fq's options. */
 static const struct qd_opt fq_opts[] = {
-	{ .name = "limit", .type = QD_OPT_COUNT, FQ_OPT(limit), .def = 10000, .min = 1, .max = FQ_PKTS,
-	  .unit = "p", .help = "packets queued in all, beyond which packets are dropped" },
-	{ .name = "flow_limit", .type = QD_OPT_COUNT, FQ_OPT(flow_limit), .def = 100, .min = 1,
-	  .max = FQ_PKTS, .unit = "p", .help = "packets queued per flow" },
-	{ .name = "quantum", .type = QD_OPT_SIZE, FQ_OPT(quantum), .def = 0, .min = 0, .max = 1 << 20,
-	  .help = "credit a flow gets a round (0: twice the device's MTU)" },
-	{ .name = "initial_quantum", .type = QD_OPT_SIZE, FQ_OPT(initial_quantum), .def = 0, .min = 0,
-	  .max = 1 << 20, .help = "credit of a new flow (0: ten times the device's MTU)" },
-	{ .name = "maxrate", .type = QD_OPT_RATE, FQ_OPT(maxrate), .def = ~0ULL, .min = 0, .max = ~0ULL,
-	  .help = "pacing rate of each flow at most" },
-	{ .name = "buckets", .type = QD_OPT_COUNT, FQ_OPT(buckets), .def = 1024, .min = 1,
-	  .max = FQ_MAX_BUCKETS, .help = "hash buckets (a power of two)" },
-	{ .name = "horizon", .type = QD_OPT_TIME, FQ_OPT(horizon), .def = 10 * NSEC_PER_SEC,
-	  .min = 1, .max = 3600 * NSEC_PER_SEC, .help = "packets stamped further ahead are dropped or capped" },
-	{ .name = "horizon_drop", .type = QD_OPT_CHOICE, FQ_OPT(horizon_drop), .def = 1,
-	  .choices = fq_horizon_modes, .help = "drop or cap packets beyond the horizon" },
-	{ .name = "timer_slack", .type = QD_OPT_TIME, FQ_OPT(timer_slack), .def = 10 * NSEC_PER_USEC,
-	  .min = 0, .max = NSEC_PER_SEC, .help = "slack of the watchdog timer" },
-	{ .name = "refill_delay", .type = QD_OPT_TIME, FQ_OPT(refill_delay), .def = 40 * NSEC_PER_MSEC,
-	  .min = 0, .max = 3600 * NSEC_PER_SEC, .help = "idle time after which a flow's credit is refilled" },
-	{ .name = "low_rate_threshold", .type = QD_OPT_RATE, FQ_OPT(low_rate_threshold), .def = 68750,
-	  .min = 0, .max = ~0ULL, .help = "flows paced below it send one packet at a time" },
-	{ .name = "orphan_mask", .type = QD_OPT_COUNT, FQ_OPT(orphan_mask), .def = 1023, .min = 0,
-	  .max = 0xffffffff, .help = "mask on the hash of packets without a socket" },
-	{ .name = "pacing", .type = QD_OPT_CHOICE, FQ_OPT(pacing), .def = 1, .choices = fq_pacing_modes,
-	  .help = "pace flows at min(maxrate, socket pacing rate)" },
+	{
+		.name = "limit",
+		.type = QD_OPT_COUNT,
+		CFG(limit),
+		.def = 10000,
+		.min = 1,
+		.max = FQ_PKTS,
+		.unit = "p",
+		.help = "packets the qdisc holds; beyond it packets are dropped",
+	},
+	{
+		.name = "flow_limit",
+		.type = QD_OPT_COUNT,
+		CFG(flow_limit),
+		.def = 100,
+		.min = 1,
+		.max = FQ_PKTS,
+		.unit = "p",
+		.help = "packets one flow may queue",
+	},
+	{
+		.name = "buckets",
+		.type = QD_OPT_COUNT,
+		CFG(buckets),
+		.def = 1024,
+		.min = 1,
+		.max = FQ_MAX_BUCKETS,
+		.flags = QD_OPT_POW2,
+		.help = "hash buckets flows are looked up in, a power of two",
+	},
+	{
+		.name = "orphan_mask",
+		.type = QD_OPT_COUNT,
+		CFG(orphan_mask),
+		.def = 1023,
+		.min = 0,
+		.max = UINT32_MAX,
+		.metavar = "MASK",
+		.help = "bits of the packet hash that tell flows without a socket apart",
+	},
+	{
+		.name = "pacing",
+		.type = QD_OPT_BOOL,
+		CFG(pacing),
+		.def = 1,
+		.choices = fq_pacing,
+		.flags = QD_OPT_QUIET_DEFAULT,
+		.help = "pace flows at min(maxrate, their socket's pacing rate)",
+	},
+	{
+		.name = "quantum",
+		.type = QD_OPT_SIZE,
+		CFG(quantum),
+		.def = 0,
+		.min = 256,
+		.max = 1 << 20,
+		.special = "auto",
+		.special_val = 0,
+		.help = "bytes a flow sends a round; 0 (auto): 2 x the device's MTU",
+	},
+	{
+		.name = "initial_quantum",
+		.type = QD_OPT_SIZE,
+		CFG(initial_quantum),
+		.def = 0,
+		.min = 256,
+		.max = 1 << 24,
+		.special = "auto",
+		.special_val = 0,
+		.help = "credit of a new flow in bytes; 0 (auto): 10 x the device's MTU",
+	},
+	{
+		.name = "maxrate",
+		.type = QD_OPT_RATE,
+		CFG(maxrate),
+		.def = UINT64_MAX,
+		.min = 0,
+		.max = UINT64_MAX,
+		.special = "unlimited",
+		.special_val = UINT64_MAX,
+		.flags = QD_OPT_QUIET_DEFAULT,
+		.help = "the most a flow is paced at",
+	},
+	{
+		.name = "low_rate_threshold",
+		.type = QD_OPT_RATE,
+		CFG(low_rate_threshold),
+		.def = 550000 / 8,
+		.min = 0,
+		.max = UINT32_MAX,
+		.flags = QD_OPT_QUIET_ZERO,
+		.help = "flows paced below it send one packet a round",
+	},
+	{
+		.name = "refill_delay",
+		.type = QD_OPT_TIME,
+		CFG(refill_delay),
+		.def = 40 * MSEC,
+		.min = 0,
+		.max = UINT32_MAX * 1000ULL,
+		.json_div = 1000, /* tc reports microseconds */
+		.help = "idle time after which a flow's credit is refilled",
+	},
+	{
+		.name = "timer_slack",
+		.type = QD_OPT_TIME,
+		CFG(timer_slack),
+		.def = 10000,
+		.min = 0,
+		.max = UINT32_MAX,
+		.help = "slack of the watchdog timer that wakes throttled flows",
+	},
+	{
+		.name = "horizon",
+		.type = QD_OPT_TIME,
+		CFG(horizon),
+		.def = 10 * SEC,
+		.min = 0,
+		.max = UINT32_MAX * 1000ULL,
+		.json_div = 1000, /* tc reports microseconds */
+		.help = "how far in the future a packet's departure time may be",
+	},
+	{
+		.name = "horizon_drop",
+		.type = QD_OPT_WORD,
+		CFG(horizon_drop),
+		.def = 1,
+		.choices = fq_horizon,
+		.help = "packets beyond the horizon are dropped, or capped to it",
+	},
 	{}
 };
+
+#define STAT(f) .off = offsetof(struct fq_inst, stats.f), .width = sizeof(((struct fq_stats *)0)->f)
+
+/* tc's layout of sch_fq's xstats and its JSON keys ("throttled" twice, as tc). */
+static const struct qd_stat fq_stats[] = {
+	{ .name = "flows", .text = "  flows %s", STAT(flows) },
+	{ .name = "inactive", .text = " (inactive %s", STAT(inactive_flows) },
+	{ .name = "throttled", .text = " throttled %s)", STAT(throttled_flows) },
+	{
+		.name = "next_packet_delay",
+		.text = " next_packet_delay %s",
+		.type = QD_STAT_DEADLINE,
+		.off = offsetof(struct fq_inst, time_next_delayed_flow),
+		.width = 8,
+		.flags = QD_STAT_NONZERO,
+	},
+	{ .name = "gc", .text = "  gc %s", STAT(gc_flows), .flags = QD_STAT_NEWLINE },
+	{ .name = "highprio", .text = " highprio %s", STAT(highprio_packets) },
+	{ .name = "throttled", .text = " throttled %s", STAT(throttled) },
+	{
+		.name = "latency",
+		.text = " latency %s",
+		.type = QD_STAT_TIME,
+		STAT(unthrottle_latency_ns),
+		.flags = QD_STAT_NONZERO,
+	},
+	{
+		.name = "flows_plimit",
+		.text = " flows_plimit %s",
+		STAT(flows_plimit),
+		.flags = QD_STAT_NONZERO,
+	},
+	/* Ours: flows that found their bucket used; many say buckets is too small. */
+	{ .name = "collisions", .text = " collisions %s", STAT(collisions) },
+	{
+		.name = "pkts_too_long",
+		.text = " pkts_too_long %s",
+		STAT(pkts_too_long),
+		.flags = QD_STAT_NEWLINE | QD_STAT_NONZERO,
+	},
+	{
+		.name = "alloc_errors",
+		.text = " alloc_errors %s",
+		STAT(allocation_errors),
+		.flags = QD_STAT_NONZERO,
+	},
+	{
+		.name = "horizon_drops",
+		.text = " horizon_drops %s",
+		STAT(horizon_drops),
+		.flags = QD_STAT_NONZERO,
+	},
+	{
+		.name = "horizon_caps",
+		.text = "  horizon_caps %s",
+		STAT(horizon_caps),
+		.flags = QD_STAT_NONZERO,
+	},
+	{}
+};
+
+static const char *const fq_states[] = {
+	[FQ_FREE] = "free", [FQ_IDLE] = "idle",		  [FQ_NEW] = "new",
+	[FQ_OLD] = "old",   [FQ_THROTTLED] = "throttled", NULL,
+};
+
+/*
+ * The socket cookie is out of reach of a BPF qdisc, so a flow is named by
+ * its key: the socket's address, or the masked hash of an orphan packet.
+ */
+static void fq_flow_name(const void *entry, uint32_t index, char *buf, size_t len)
+{
+	const struct fq_flow *f = entry;
+
+	if (index == FQ_FLOW_PRIO)
+		snprintf(buf, len, "prio");
+	else if (index == FQ_FLOW_OVERFLOW)
+		snprintf(buf, len, "overflow");
+	else if (f->key & 1)
+		snprintf(buf, len, "hash 0x%" PRIx64, (uint64_t)f->key >> 1);
+	else
+		snprintf(buf, len, "sk 0x%016" PRIx64, (uint64_t)f->key);
+}
+
+#define FLOW(f) .off = offsetof(struct fq_flow, f), .width = sizeof(((struct fq_flow *)0)->f)
+
+static const struct qd_col fq_cols[] = {
+	{ .name = "flow", .type = QD_COL_CUSTOM, FLOW(key), .format = fq_flow_name },
+	{ .name = "state",
+	  .type = QD_COL_NAME,
+	  FLOW(state),
+	  .flags = QD_COL_USED,
+	  .names = fq_states },
+	{ .name = "qlen", FLOW(qlen), .flags = QD_COL_TOTAL },
+	{ .name = "backlog", FLOW(backlog), .flags = QD_COL_TOTAL },
+	{ .name = "credit", .type = QD_COL_INT, FLOW(credit) },
+	{ .name = "next", .type = QD_COL_DEADLINE, FLOW(time_next_packet) },
+	{ .name = "packets", FLOW(pkts), .flags = QD_COL_TOTAL },
+	{ .name = "bytes", FLOW(bytes), .flags = QD_COL_TOTAL },
+	{ .name = "drops", FLOW(drops), .flags = QD_COL_TOTAL },
+	{}
+};
+
+static const struct qd_flows fq_flows = {
+	.map = "flows",
+	.per_inst = FQ_FLOWS,
+	.value_size = sizeof(struct fq_flow),
+	.cols = fq_cols,
+};
+
+static const char *const fq_maps[] = { "flows", NULL };
 
 static const void *fq_elf(size_t *size)
 {
@@ -58,5 +280,8 @@ static const struct qd_kind fq_kind = {
 	.opts = fq_opts,
 	.cfg_size = sizeof(struct fq_cfg),
 	.elf_bytes = fq_elf,
+	.stats = fq_stats,
+	.flows = &fq_flows,
+	.maps = fq_maps,
 };
 QD_KIND_REGISTER(fq_kind);

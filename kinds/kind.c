@@ -42,6 +42,8 @@ const struct qd_kind *qd_kind_find(const char *name)
 
 const char *qd_opt_metavar(const struct qd_opt *o)
 {
+	if (o->metavar)
+		return o->metavar;
 	switch (o->type) {
 	case QD_OPT_COUNT:
 		return o->unit && !strcmp(o->unit, "p") ? "PACKETS" : "NUMBER";
@@ -52,9 +54,16 @@ const char *qd_opt_metavar(const struct qd_opt *o)
 	case QD_OPT_RATE:
 		return "RATE";
 	case QD_OPT_CHOICE:
-		return NULL;
+	case QD_OPT_BOOL:
+	case QD_OPT_WORD:
+		break;
 	}
 	return NULL;
+}
+
+bool qd_opt_is_keyword(const struct qd_opt *o)
+{
+	return o->type == QD_OPT_CHOICE || o->type == QD_OPT_BOOL || o->type == QD_OPT_WORD;
 }
 
 uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
@@ -82,6 +91,37 @@ void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v)
 		memcpy(p, &v, sizeof(v));
 }
 
+/* A keyword option's word for v; a value no keyword has (a map written by hand) shows as "?". */
+static const char *keyword(const struct qd_opt *o, uint64_t v)
+{
+	for (uint64_t i = 0; o->choices[i]; i++)
+		if (i == v)
+			return o->choices[i];
+	return "?";
+}
+
+const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t len)
+{
+	if (o->special && v == o->special_val)
+		return o->special;
+	switch (o->type) {
+	case QD_OPT_COUNT:
+		snprintf(buf, len, "%llu%s", (unsigned long long)v, o->unit ? o->unit : "");
+		return buf;
+	case QD_OPT_SIZE:
+		return sprint_size(v, buf, len);
+	case QD_OPT_TIME:
+		return sprint_time(v, buf, len);
+	case QD_OPT_RATE:
+		return sprint_rate(v, buf, len);
+	case QD_OPT_CHOICE:
+	case QD_OPT_BOOL:
+	case QD_OPT_WORD:
+		break;
+	}
+	return keyword(o, v);
+}
+
 void qd_kind_defaults(const struct qd_kind *k, void *cfg)
 {
 	memset(cfg, 0, k->cfg_size);
@@ -89,10 +129,10 @@ void qd_kind_defaults(const struct qd_kind *k, void *cfg)
 		qd_opt_set(o, cfg, o->def);
 }
 
-static const struct qd_opt *find_choice(const struct qd_kind *k, const char *word, uint64_t *idx)
+static const struct qd_opt *find_keyword(const struct qd_kind *k, const char *word, uint64_t *idx)
 {
 	for (const struct qd_opt *o = k->opts; o->name; o++) {
-		if (o->type != QD_OPT_CHOICE)
+		if (!qd_opt_is_keyword(o))
 			continue;
 		for (uint64_t i = 0; o->choices[i]; i++) {
 			if (!strcmp(o->choices[i], word)) {
@@ -102,6 +142,21 @@ static const struct qd_opt *find_choice(const struct qd_kind *k, const char *wor
 		}
 	}
 	return NULL;
+}
+
+static const struct qd_opt *find_named(const struct qd_kind *k, const char *word)
+{
+	for (const struct qd_opt *o = k->opts; o->name; o++)
+		if (!qd_opt_is_keyword(o) && !strcmp(o->name, word))
+			return o;
+	return NULL;
+}
+
+bool qd_kind_knows(const struct qd_kind *k, const char *word)
+{
+	uint64_t idx;
+
+	return find_named(k, word) || find_keyword(k, word, &idx);
 }
 
 static int parse_value(const struct qd_opt *o, const char *s, uint64_t *v)
@@ -124,6 +179,8 @@ static int parse_value(const struct qd_opt *o, const char *s, uint64_t *v)
 	case QD_OPT_RATE:
 		return parse_rate(s, v);
 	case QD_OPT_CHOICE:
+	case QD_OPT_BOOL:
+	case QD_OPT_WORD:
 		break;
 	}
 	return -EINVAL;
@@ -151,47 +208,70 @@ static void print_range(const struct qd_opt *o, char *buf, size_t len)
 		snprintf(hi, sizeof(hi), "%llu", (unsigned long long)o->max);
 		break;
 	}
-	snprintf(buf, len, "%s..%s", lo, hi);
+	if (o->special)
+		snprintf(buf, len, "%s..%s or %s", lo, hi, o->special);
+	else
+		snprintf(buf, len, "%s..%s", lo, hi);
+}
+
+/* Check and store "NAME VALUE"; prints why not and returns -EINVAL. */
+static int parse_option(const struct qd_kind *k, const struct qd_opt *o, const char *s, void *cfg)
+{
+	char range[2 * UNITS_BUF + 32];
+	uint64_t v;
+
+	print_range(o, range, sizeof(range));
+	if (o->special && !strcmp(s, o->special)) {
+		qd_opt_set(o, cfg, o->special_val);
+		return 0;
+	}
+	if (parse_value(o, s, &v)) {
+		qd_err("%s: invalid %s \"%s\": expected %s %s", k->name, o->name, s,
+		       qd_opt_metavar(o), range);
+		return -EINVAL;
+	}
+	if ((v < o->min || v > o->max) && !(o->special && v == o->special_val)) {
+		qd_err("%s: %s \"%s\" is out of range %s", k->name, o->name, s, range);
+		return -EINVAL;
+	}
+	/* sch_fq rounds buckets to a power of two; saying so beats a silent change. */
+	if ((o->flags & QD_OPT_POW2) && (v & (v - 1))) {
+		qd_err("%s: %s \"%s\" is not a power of two (%s)", k->name, o->name, s, range);
+		return -EINVAL;
+	}
+	qd_opt_set(o, cfg, v);
+	return 0;
 }
 
 int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
 {
 	for (int i = 0; i < argc; i++) {
 		const struct qd_opt *o;
-		char range[2 * UNITS_BUF + 4];
 		uint64_t v;
-		int err;
 
-		o = find_choice(k, argv[i], &v);
+		o = find_keyword(k, argv[i], &v);
 		if (o) {
 			qd_opt_set(o, cfg, v);
 			continue;
 		}
-		for (o = k->opts; o->name; o++)
-			if (o->type != QD_OPT_CHOICE && !strcmp(o->name, argv[i]))
-				break;
-		if (!o->name) {
+		o = find_named(k, argv[i]);
+		if (!o) {
 			qd_err("%s: unknown option \"%s\" (see 'qdiscctl help %s')", k->name,
 			       argv[i], k->name);
 			return -EINVAL;
 		}
 		if (!qd_need_arg(argc, argv, i))
 			return -EINVAL;
-		err = parse_value(o, argv[++i], &v);
-		print_range(o, range, sizeof(range));
-		if (err) {
-			qd_err("%s: invalid %s \"%s\": expected %s %s", k->name, o->name, argv[i],
-			       qd_opt_metavar(o), range);
+		if (parse_option(k, o, argv[++i], cfg))
 			return -EINVAL;
-		}
-		if (v < o->min || v > o->max) {
-			qd_err("%s: %s \"%s\" is out of range %s", k->name, o->name, argv[i],
-			       range);
-			return -EINVAL;
-		}
-		qd_opt_set(o, cfg, v);
 	}
 	return 0;
+}
+
+int qd_kind_change(const struct qd_kind *k, const void *cur, int argc, char **argv, void *cfg)
+{
+	memcpy(cfg, cur, k->cfg_size);
+	return qd_kind_parse(k, argc, argv, cfg);
 }
 
 void qd_kind_print(const struct qd_kind *k, const void *cfg)
@@ -201,26 +281,28 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg)
 	for (const struct qd_opt *o = k->opts; o->name; o++) {
 		uint64_t v = qd_opt_get(o, cfg);
 
+		if (((o->flags & QD_OPT_QUIET_DEFAULT) && v == o->def) ||
+		    ((o->flags & QD_OPT_QUIET_ZERO) && !v))
+			continue;
 		switch (o->type) {
 		case QD_OPT_COUNT:
-			print_uint(PRINT_JSON, o->name, NULL, v);
-			print_text("%s %llu%s ", o->name, (unsigned long long)v,
-				   o->unit ? o->unit : "");
-			break;
 		case QD_OPT_SIZE:
-			print_uint(PRINT_JSON, o->name, NULL, v);
-			print_text("%s %s ", o->name, sprint_size(v, buf, sizeof(buf)));
-			break;
 		case QD_OPT_TIME:
-			print_uint(PRINT_JSON, o->name, NULL, v);
-			print_text("%s %s ", o->name, sprint_time(v, buf, sizeof(buf)));
-			break;
 		case QD_OPT_RATE:
-			print_uint(PRINT_JSON, o->name, NULL, v);
-			print_text("%s %s ", o->name, sprint_rate(v, buf, sizeof(buf)));
+			print_uint(PRINT_JSON, o->name, NULL, o->json_div ? v / o->json_div : v);
+			print_text("%s %s ", o->name, qd_opt_text(o, v, buf, sizeof(buf)));
 			break;
 		case QD_OPT_CHOICE:
-			print_string(PRINT_ANY, o->name, "%s ", o->choices[v]);
+			print_string(PRINT_ANY, o->name, "%s ", keyword(o, v));
+			break;
+		case QD_OPT_BOOL:
+			/* As tc prints nopacing: the word in text, a boolean in JSON. */
+			print_bool(PRINT_JSON, o->name, NULL, v);
+			print_text("%s ", keyword(o, v));
+			break;
+		case QD_OPT_WORD:
+			/* As tc prints horizon_drop: the word in text, a key with null in JSON. */
+			print_null(PRINT_ANY, keyword(o, v), "%s ", keyword(o, v));
 			break;
 		}
 	}

@@ -16,8 +16,15 @@ enum qd_opt_type {
 	QD_OPT_SIZE,   /* bytes, tc size units */
 	QD_OPT_TIME,   /* nanoseconds, tc time units */
 	QD_OPT_RATE,   /* bytes per second, tc rate units */
-	QD_OPT_CHOICE, /* one keyword of .choices, stored as its index */
+	QD_OPT_CHOICE, /* one keyword of .choices, stored as its index; JSON "name":"keyword" */
+	QD_OPT_BOOL,   /* .choices = { off, on }, stored as 0 or 1; JSON "name":false|true */
+	QD_OPT_WORD,   /* one keyword of .choices, stored as its index; JSON "keyword":null */
 };
+
+/* qd_opt.flags */
+#define QD_OPT_QUIET_DEFAULT (1U << 0) /* show omits it while it has its default */
+#define QD_OPT_QUIET_ZERO    (1U << 1) /* show omits it while it is 0 */
+#define QD_OPT_POW2	     (1U << 2) /* only powers of two are accepted */
 
 struct qd_opt {
 	const char *name;
@@ -28,8 +35,77 @@ struct qd_opt {
 	uint64_t min;
 	uint64_t max;
 	const char *unit;	    /* QD_OPT_COUNT: text suffix */
-	const char *const *choices; /* QD_OPT_CHOICE: the keywords, NULL-ended */
+	const char *const *choices; /* keyword types: the keywords, NULL-ended */
 	const char *help;
+	unsigned int flags;  /* QD_OPT_* */
+	const char *metavar; /* instead of the type's ("MASK"), or NULL */
+	/*
+	 * A word that stands for special_val, on the command line and in text
+	 * output ("unlimited" for ~0); special_val is allowed outside min..max.
+	 */
+	const char *special;
+	uint64_t special_val;
+	/* JSON shows the value divided by this (tc reports some times in us); 0 = 1. */
+	unsigned int json_div;
+};
+
+enum qd_stat_type {
+	QD_STAT_COUNT,	  /* a counter or a gauge */
+	QD_STAT_TIME,	  /* a duration in ns, shown as tc shows times */
+	QD_STAT_DEADLINE, /* an absolute CLOCK_MONOTONIC ns, 0 = none: shown as the time left */
+};
+
+/* qd_stat.flags */
+#define QD_STAT_NONZERO (1U << 0) /* omitted while 0 (for a deadline: while not in the future) */
+#define QD_STAT_NEWLINE (1U << 1) /* starts a text line; a line showing nothing is left out */
+
+/*
+ * One counter of a kind's "insts" value, shown by `show -s` after the
+ * basic statistics, in the layout and with the JSON keys of tc's xstats.
+ */
+struct qd_stat {
+	const char *name; /* JSON key, at the qdisc object's top level as tc puts xstats */
+	const char *text; /* printf format with one %s for the value: " gc %s" */
+	enum qd_stat_type type;
+	unsigned int off;   /* in the "insts" value */
+	unsigned int width; /* 4 or 8 bytes */
+	unsigned int flags; /* QD_STAT_* */
+};
+
+enum qd_col_type {
+	QD_COL_COUNT,	 /* unsigned */
+	QD_COL_INT,	 /* signed */
+	QD_COL_DEADLINE, /* absolute CLOCK_MONOTONIC ns, 0 = none: shown as the time left */
+	QD_COL_NAME,	 /* an index into .names (a state) */
+	QD_COL_CUSTOM,	 /* .format renders it; sorts by the raw field */
+};
+
+/* qd_col.flags */
+#define QD_COL_TOTAL (1U << 0) /* summed in the totals `show -s ... flows` adds */
+#define QD_COL_USED  (1U << 1) /* an entry whose field here is 0 is free and not listed */
+
+/* A column of `show ... flows`. */
+struct qd_col {
+	const char *name; /* header, JSON key and `sort` word */
+	enum qd_col_type type;
+	unsigned int off;	  /* in the map value */
+	unsigned int width;	  /* 4 or 8 bytes */
+	unsigned int flags;	  /* QD_COL_* */
+	const char *const *names; /* QD_COL_NAME: NULL-ended */
+	/* QD_COL_CUSTOM: the text (and JSON string) of entry index's field. */
+	void (*format)(const void *entry, uint32_t index, char *buf, size_t len);
+};
+
+/*
+ * A per-instance table in one of the registration's maps (listed in
+ * qd_kind.maps): instance slot s owns keys per_inst * s .. per_inst * s +
+ * per_inst - 1.
+ */
+struct qd_flows {
+	const char *map;
+	unsigned int per_inst;
+	unsigned int value_size;
+	const struct qd_col *cols; /* ended by an entry without a name */
 };
 
 struct qd_kind {
@@ -40,6 +116,12 @@ struct qd_kind {
 	size_t cfg_size;
 	/* The BPF object, as its skeleton embeds it. */
 	const void *(*elf_bytes)(size_t *size);
+	/* Counters in the "insts" value, ended by an entry without a name; or NULL. */
+	const struct qd_stat *stats;
+	/* What `show ... flows` lists, or NULL. */
+	const struct qd_flows *flows;
+	/* Maps the registration pins besides insts, cfgs and pending; NULL-ended, or NULL. */
+	const char *const *maps;
 };
 
 /* Put a descriptor in the table the rest of qdiscctl iterates. */
@@ -53,17 +135,31 @@ const struct qd_kind *const *qd_kinds(void);
 const struct qd_kind *qd_kind_find(const char *name);
 
 const char *qd_opt_metavar(const struct qd_opt *o);
+bool qd_opt_is_keyword(const struct qd_opt *o);
 uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg);
 void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v);
+/* A value as text output shows it (its special word, tc units): returns buf. */
+const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t len);
 
 /* cfg <- every option's default. */
 void qd_kind_defaults(const struct qd_kind *k, void *cfg);
 /*
- * Apply "NAME VALUE" (or a lone CHOICE keyword) pairs from argv to cfg.
+ * Apply "NAME VALUE" (or a lone keyword) pairs from argv to cfg.
  * On bad input prints one line naming the token and returns -EINVAL.
  */
 int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg);
-/* Print the options in cfg: text like tc, JSON with raw integers. */
+/* cfg <- cur with only the options in argv applied: what `change` writes. */
+int qd_kind_change(const struct qd_kind *k, const void *cur, int argc, char **argv, void *cfg);
+/* Is word one of k's option names or keywords? */
+bool qd_kind_knows(const struct qd_kind *k, const char *word);
+/* Print the options in cfg: text like tc, JSON integers in the stored unit (or / json_div). */
 void qd_kind_print(const struct qd_kind *k, const void *cfg);
+
+/*
+ * Print k's counters from an "insts" value of size bytes (fields beyond
+ * it are skipped), deadlines relative to now (CLOCK_MONOTONIC ns): text
+ * lines like tc's xstats, JSON keys in the current object.
+ */
+void qd_kind_print_stats(const struct qd_kind *k, const void *inst, size_t size, uint64_t now);
 
 #endif

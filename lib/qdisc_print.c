@@ -21,12 +21,10 @@ static void print_stats(const struct qdisc_stats *st)
 		   st->qlen, st->requeues);
 }
 
-void qdisc_print(const struct qdisc_info *qi, const char *dev, bool stats,
-		 void (*options)(const struct qdisc_info *qi, void *data), void *data)
+void qdisc_print_head(const struct qdisc_info *qi, const char *dev)
 {
 	char b[UNITS_BUF];
 
-	open_json_object(NULL);
 	print_string(PRINT_ANY, "kind", "qdisc %s ", qi->kind);
 	print_string(PRINT_ANY, "handle", "%s ", sprint_handle(qi->handle, b, sizeof(b)));
 	if (dev)
@@ -40,12 +38,22 @@ void qdisc_print(const struct qdisc_info *qi, const char *dev, bool stats,
 		print_uint(PRINT_ANY, "refcnt", "refcnt %u ", qi->refcnt);
 	if (qi->offloaded)
 		print_bool(PRINT_ANY, "offloaded", "offloaded ", true);
+}
+
+void qdisc_print(const struct qdisc_info *qi, const char *dev, bool stats, qdisc_print_fn options,
+		 qdisc_print_fn xstats, void *data)
+{
+	open_json_object(NULL);
+	qdisc_print_head(qi, dev);
 	open_json_object("options");
 	if (options)
 		options(qi, data);
 	close_json_object();
 	print_text("\n");
-	if (stats && qi->has_stats)
+	if (stats && qi->has_stats) {
 		print_stats(&qi->stats);
+		if (xstats)
+			xstats(qi, data);
+	}
 	close_json_object();
 }

@@ -22,7 +22,19 @@
 
 #define QD_BPFFS "/sys/fs/bpf"
 
-static const char *const pinned_maps[] = { "insts", "cfgs", "pending" };
+static const char *const base_maps[] = { "insts", "cfgs", "pending" };
+
+/* The i-th map the registration pins: the base ones, then the kind's own. */
+static const char *pinned_map(const struct qd_kind *k, size_t i)
+{
+	if (i < ARRAY_SIZE(base_maps))
+		return base_maps[i];
+	i -= ARRAY_SIZE(base_maps);
+	for (size_t j = 0; k->maps && k->maps[j]; j++)
+		if (j == i)
+			return k->maps[j];
+	return NULL;
+}
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -102,8 +114,8 @@ static int open_pinned(struct qd_reg *r)
 	__u32 len = sizeof(info);
 	char path[PATH_MAX];
 
-	for (size_t i = 0; i < ARRAY_SIZE(pinned_maps); i++) {
-		pin_path(path, r->kind, pinned_maps[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
+		pin_path(path, r->kind, pinned_map(r->kind, i));
 		*fds[i] = bpf_obj_get(path);
 		if (*fds[i] < 0)
 			return -errno;
@@ -157,8 +169,8 @@ static void unpin_all(const struct qd_kind *k)
 	char path[PATH_MAX];
 	int fd;
 
-	for (size_t i = 0; i < ARRAY_SIZE(pinned_maps); i++) {
-		pin_path(path, k, pinned_maps[i]);
+	for (size_t i = 0; pinned_map(k, i); i++) {
+		pin_path(path, k, pinned_map(k, i));
 		unlink(path);
 	}
 	/*
@@ -225,9 +237,9 @@ static int do_register(struct qd_reg *r)
 		qd_err("cannot create %s: %s", path, strerror(-err));
 		goto out;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(pinned_maps) && !err; i++) {
-		pin_path(path, k, pinned_maps[i]);
-		map = bpf_object__find_map_by_name(obj, pinned_maps[i]);
+	for (size_t i = 0; pinned_map(k, i) && !err; i++) {
+		pin_path(path, k, pinned_map(k, i));
+		map = bpf_object__find_map_by_name(obj, pinned_map(k, i));
 		err = map ? bpf_map__pin(map, path) : -ENOENT;
 	}
 	if (!err) {
@@ -337,6 +349,37 @@ int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t h
 int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg)
 {
 	return bpf_map_lookup_elem(r->cfgs_fd, &id, cfg) ? -errno : 0;
+}
+
+int qd_reg_set_cfg(const struct qd_reg *r, uint32_t id, const void *cfg)
+{
+	/* The program reads its cfgs slot on every packet: no restart needed. */
+	return bpf_map_update_elem(r->cfgs_fd, &id, cfg, BPF_EXIST) ? -errno : 0;
+}
+
+int qd_reg_inst(const struct qd_reg *r, uint32_t id, void *buf)
+{
+	return bpf_map_lookup_elem(r->insts_fd, &id, buf) ? -errno : 0;
+}
+
+int qd_reg_map(const struct qd_reg *r, const char *name, uint32_t *value_size)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd, err;
+
+	pin_path(path, r->kind, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	*value_size = info.value_size;
+	return fd;
 }
 
 int qd_reg_set_pending(const struct qd_reg *r, const struct qd_place *place, const void *cfg)

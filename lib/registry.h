@@ -47,7 +47,13 @@ int qd_reg_instances(const struct qd_reg *r, uint32_t *ids, struct qd_inst_hdr *
 /* The slot of the instance at place with handle: 0 or -ENOENT. */
 int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t handle,
 		uint32_t *id);
+/* The options of slot id: read, and rewrite in place (the queue stays). */
 int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg);
+int qd_reg_set_cfg(const struct qd_reg *r, uint32_t id, const void *cfg);
+/* The "insts" value of slot id, r->inst_size bytes: header, counters, state. */
+int qd_reg_inst(const struct qd_reg *r, uint32_t id, void *buf);
+/* Open one of the kind's own pinned maps (qd_kind.maps): an fd, or -errno. */
+int qd_reg_map(const struct qd_reg *r, const char *name, uint32_t *value_size);
 
 /* The options .init picks up for the instance about to be created at place. */
 int qd_reg_set_pending(const struct qd_reg *r, const struct qd_place *place, const void *cfg);

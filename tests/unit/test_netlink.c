@@ -168,7 +168,7 @@ static char *render(const struct qdisc_info *qi, bool json, bool stats, const ch
 	f = open_memstream(&buf, &len);
 	out_start(f, json, false);
 	open_json_array(PRINT_JSON, NULL);
-	qdisc_print(qi, dev, stats, NULL, NULL);
+	qdisc_print(qi, dev, stats, NULL, NULL, NULL);
 	close_json_array(PRINT_JSON, NULL);
 	out_end();
 	fclose(f);

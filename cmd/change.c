@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * change: new options for the instance of one of qdiscctl's kinds at a
+ * place, like `tc qdisc change`. It never creates a qdisc. Options not
+ * given keep their current values; the kernel is not involved at all
+ * (its change path cannot reach a BPF qdisc): the instance's cfgs slot is
+ * rewritten, and the program reads it on every packet, so nothing queued
+ * is lost.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/target.h"
+#include "kinds/kind.h"
+#include "lib/common.h"
+#include "lib/registry.h"
+#include "lib/spec.h"
+
+/*
+ * Which words are options: the word after the place is the kind only when
+ * it names one of qdiscctl's, since the kind may be left out.
+ */
+static int pick_options(const struct qdisc_spec *s, const struct qd_target *t, const char *where,
+			int *optc, char ***optv)
+{
+	const struct qd_kind *named = s->kind ? qd_kind_find(s->kind) : NULL;
+
+	*optc = s->optc;
+	*optv = s->optv;
+	if (!s->kind || named == t->kind)
+		return QD_EXIT_OK;
+	if (named || !t->kind) {
+		/* As the kernel answers tc: the kind must match the existing one. */
+		qd_err("change: the qdisc at %s is %s, not %s", where, t->cur.kind, s->kind);
+		return QD_EXIT_KERNEL;
+	}
+	if (!qd_kind_knows(t->kind, s->kind)) {
+		qd_err("change: \"%s\" is neither %s (the qdisc at %s) nor one of its options",
+		       s->kind, t->kind->name, where);
+		return QD_EXIT_USAGE;
+	}
+	(*optc)++;
+	(*optv)--;
+	return QD_EXIT_OK;
+}
+
+static int change_instance(const struct qd_target *t, const char *where, int optc, char **optv)
+{
+	const struct qd_kind *k = t->kind;
+	char cur[k->cfg_size], cfg[k->cfg_size];
+	struct qd_reg reg;
+	uint32_t id;
+	int ret = QD_EXIT_OK;
+
+	if (qd_reg_open(k, &reg, false)) {
+		qd_err("change: %s at %s has no registration under %s", t->cur.kind, where,
+		       QD_PIN_ROOT);
+		return QD_EXIT_FAIL;
+	}
+	if (qd_reg_find(&reg, &t->place, t->cur.handle, &id) || qd_reg_cfg(&reg, id, cur)) {
+		/* An instance whose .init failed owns no slot; it is no qdisc tc shows. */
+		qd_err("change: %s at %s has no options slot", t->cur.kind, where);
+		ret = QD_EXIT_FAIL;
+	} else if (qd_kind_change(k, cur, optc, optv, cfg)) {
+		ret = QD_EXIT_USAGE;
+	} else if (qd_target_write(&reg, t, id, cfg)) {
+		ret = QD_EXIT_FAIL;
+	}
+	qd_reg_close(&reg);
+	return ret;
+}
+
+static int run_change(int argc, char **argv)
+{
+	const struct qd_kind *named;
+	struct qd_target t;
+	struct qdisc_spec s;
+	struct rtnl rt;
+	char where[128], **optv;
+	int lock, err, ret, optc;
+
+	if (qdisc_spec_parse(argc - 1, argv + 1, &s))
+		return QD_EXIT_USAGE;
+	if (!s.have_parent) {
+		qd_err("change: \"root\" or \"parent ID\" is required");
+		return QD_EXIT_USAGE;
+	}
+	if (qdisc_spec_resolve(&s))
+		return s.dev ? QD_EXIT_FAIL : QD_EXIT_USAGE;
+	/* With the kind named, bad options are found before anything is looked up. */
+	named = s.kind ? qd_kind_find(s.kind) : NULL;
+	if (named) {
+		char cfg[named->cfg_size];
+
+		qd_kind_defaults(named, cfg);
+		if (qd_kind_parse(named, s.optc, s.optv, cfg))
+			return QD_EXIT_USAGE;
+	}
+	if (geteuid() != 0) {
+		qd_err("change needs root (CAP_NET_ADMIN and CAP_BPF)");
+		return QD_EXIT_FAIL;
+	}
+	if (rtnl_open(&rt)) {
+		qd_err("cannot open rtnetlink: %s", strerror(errno));
+		return QD_EXIT_FAIL;
+	}
+	qd_target_where(&s, where, sizeof(where));
+	err = qd_target_lookup(&rt, &s, &t);
+	if (err == -ENOENT) {
+		/* What the kernel tells tc: a change needs a qdisc to change. */
+		qd_err("change: no qdisc at %s (change never creates one; use add or replace)",
+		       where);
+		ret = QD_EXIT_KERNEL;
+	} else if (err) {
+		qd_err("change: cannot look up the qdisc at %s: %s", where, strerror(-err));
+		ret = QD_EXIT_FAIL;
+	} else if (!t.kind && !named) {
+		qd_err("change: the qdisc at %s is %s, not one of qdiscctl's kinds (use tc change "
+		       "for native qdiscs)",
+		       where, t.cur.kind);
+		ret = QD_EXIT_FAIL;
+	} else if (!(ret = pick_options(&s, &t, where, &optc, &optv))) {
+		/* Only now: the lock creates QD_PIN_ROOT, which a refusal must not leave. */
+		lock = qd_lock();
+		ret = lock < 0 ? QD_EXIT_FAIL : change_instance(&t, where, optc, optv);
+		qd_unlock(lock);
+	}
+	rtnl_close(&rt);
+	return ret;
+}
+
+static const struct qd_cmd change_cmd = {
+	.name = "change",
+	.args = "dev DEV (root | parent ID) [handle H] [KIND] OPTIONS",
+	.summary = "change some options of one of qdiscctl's qdiscs, keeping its queue",
+	.help = "Options not given keep their current values (replace resets them to the\n"
+		"defaults). Never creates a qdisc. KIND, when given, must be the kind of\n"
+		"the qdisc there. Exit status 2 when there is no qdisc there or it is of\n"
+		"another kind, 1 when it is not one of qdiscctl's (use tc change).",
+	.order = 25,
+	.run = run_change,
+};
+QD_CMD_REGISTER(change_cmd);

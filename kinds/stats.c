@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A kind's own counters, read from its "insts" value and shown after the
+ * basic statistics the way tc shows a native qdisc's xstats.
+ */
+#include <string.h>
+
+#include "kinds/kind.h"
+#include "lib/json_print.h"
+#include "lib/units.h"
+
+/* The value to show, false when it is not shown (absent or quiet). */
+static bool stat_value(const struct qd_stat *s, const void *inst, size_t size, uint64_t now,
+		       uint64_t *v)
+{
+	const char *p = (const char *)inst + s->off;
+	uint32_t v32;
+
+	/* An "insts" value from another build of the program may be shorter. */
+	if (s->off + s->width > size)
+		return false;
+	if (s->width == 4) {
+		memcpy(&v32, p, sizeof(v32));
+		*v = v32;
+	} else {
+		memcpy(v, p, sizeof(*v));
+	}
+	if (s->type == QD_STAT_DEADLINE)
+		*v = *v > now ? *v - now : 0;
+	return !(s->flags & QD_STAT_NONZERO) || *v;
+}
+
+static void print_stat(const struct qd_stat *s, uint64_t v)
+{
+	char buf[UNITS_BUF];
+
+	if (s->type == QD_STAT_COUNT)
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	else
+		sprint_time(v, buf, sizeof(buf));
+	print_uint(PRINT_JSON, s->name, NULL, v);
+	print_string(PRINT_FP, NULL, s->text, buf);
+}
+
+void qd_kind_print_stats(const struct qd_kind *k, const void *inst, size_t size, uint64_t now)
+{
+	const struct qd_stat *line, *s;
+	uint64_t v;
+
+	if (!k->stats)
+		return;
+	for (line = k->stats; line->name; line = s) {
+		bool shown = false;
+
+		for (s = line; s->name && (s == line || !(s->flags & QD_STAT_NEWLINE)); s++)
+			shown |= stat_value(s, inst, size, now, &v);
+		if (!shown)
+			continue;
+		for (s = line; s->name && (s == line || !(s->flags & QD_STAT_NEWLINE)); s++)
+			if (stat_value(s, inst, size, now, &v))
+				print_stat(s, v);
+		print_nl();
+	}
+}
