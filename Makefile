@@ -3,6 +3,7 @@
 #   make deps     install and build every dependency (fresh Debian bookworm)
 #   make          build ./qdiscctl
 #   make check    host unit tests, then every VM test case
+#   make vmtools  build the VM test tools (tests/vm/tools/*.c) into build/vmtools
 #   make demo     deps + build + the demo in the VM
 #   make vmlinux  regenerate bpf/vmlinux.h from the test kernel's BTF
 #   make format   clang-format the C sources
@@ -34,7 +35,7 @@ CMD_SRCS   := $(wildcard cmd/*.c)
 LIB_OBJS   := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS))
 CMD_OBJS   := $(patsubst %.c,$(OBJ)/%.o,$(CMD_SRCS) qdiscctl.c)
 
-.PHONY: all deps check unit vmtest demo vmlinux format clean distclean
+.PHONY: all deps check unit vmtest vmtools demo vmlinux format clean distclean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -68,15 +69,25 @@ $(OBJ)/%.skel.h: $(OBJ)/%.bpf.o
 vmlinux:
 	scripts/gen-vmlinux-h.sh bpf/vmlinux.h
 
+# Traffic tools for the VM cases: static, no libraries; tests/vm/run ships
+# them as /usr/local/bin/NAME.
+VMTOOLS    := $(patsubst tests/vm/tools/%.c,$(BUILD)/vmtools/%,$(wildcard tests/vm/tools/*.c))
+vmtools: $(VMTOOLS)
+
+$(BUILD)/vmtools/%: tests/vm/tools/%.c $(wildcard tests/vm/tools/*.h)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)
+	$(Q)$(CC) -static -O2 $(WARN) -D_GNU_SOURCE -o $@ $<
+
 unit: $(LIB_OBJS)
 	$(Q)$(MAKE) -s -C tests/unit BUILD=$(abspath $(BUILD)) DEPS=$(abspath $(DEPS))
 
 # deps first: a no-op in a second when everything is there.
 check: deps
-	$(MAKE) qdiscctl
+	$(MAKE) qdiscctl vmtools
 	tests/run-all
 
-vmtest: qdiscctl
+vmtest: qdiscctl vmtools
 	tests/vm/run
 
 demo: deps
@@ -87,7 +98,7 @@ format:
 	clang-format -i $(filter-out bpf/vmlinux.h,$(wildcard *.c *.h lib/*.[ch] netlink/*.[ch] kinds/*.[ch] cmd/*.[ch] bpf/*.[ch] tests/unit/*.[ch]))
 
 clean:
-	rm -rf $(OBJ) qdiscctl
+	rm -rf $(OBJ) $(BUILD)/vmtools qdiscctl
 
 distclean:
 	rm -rf $(BUILD) qdiscctl
