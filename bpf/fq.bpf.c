@@ -419,8 +419,7 @@ static __always_inline u32 fq_gc_ring(const struct fq_ctx *c, u64 now, bool forc
 			continue;
 		if (flow_reclaim(c, idx)) {
 			freed = idx;
-			if (!force)
-				in->stats.gc_flows++;
+			in->stats.gc_flows++;
 			break;
 		}
 	}
