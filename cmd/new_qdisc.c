@@ -151,7 +151,8 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 	char cfg[k ? k->cfg_size : 1];
 	if (k) {
 		qd_kind_defaults(k, cfg);
-		if (qd_kind_parse(k, s.optc, s.optv, cfg))
+		if (qd_kind_parse(k, s.optc, s.optv, cfg) ||
+		    qd_kind_check_required(k, s.optc, s.optv))
 			return QD_EXIT_USAGE;
 	} else if (s.optc) {
 		/* Native kinds pass through without options; tc knows their formats. */

@@ -42,6 +42,8 @@ void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len)
 					      o->choices[i]);
 			if (n < len)
 				n += snprintf(buf + n, len - n, "]");
+		} else if (o->flags & QD_OPT_REQUIRED) {
+			n += snprintf(buf + n, len - n, " %s %s", o->name, qd_opt_metavar(o));
 		} else {
 			n += snprintf(buf + n, len - n, " [%s %s]", o->name, qd_opt_metavar(o));
 		}
@@ -102,7 +104,7 @@ static void describe_tables(const struct qd_kind *k, bool detailed)
 
 void qd_kind_describe(const struct qd_kind *k, bool detailed)
 {
-	char syn[1024], b[UNITS_BUF], l[128];
+	char syn[1024], b[UNITS_BUF + 16], d[UNITS_BUF], l[128];
 
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "name", NULL, k->name);
@@ -129,7 +131,10 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 			close_json_array(PRINT_JSON, NULL);
 			print_string(PRINT_JSON, "default", NULL, default_text(o, b, sizeof(b)));
 		} else {
-			print_uint(PRINT_JSON, "default", NULL, o->def);
+			if (o->flags & QD_OPT_REQUIRED)
+				print_bool(PRINT_JSON, "required", NULL, true);
+			else
+				print_uint(PRINT_JSON, "default", NULL, o->def);
 			print_uint(PRINT_JSON, "min", NULL, o->min);
 			print_uint(PRINT_JSON, "max", NULL, o->max);
 		}
@@ -137,11 +142,14 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 			print_string(PRINT_JSON, "special", NULL, o->special);
 		print_string(PRINT_JSON, "help", NULL, o->help);
 		label(o, l, sizeof(l));
-		if (detailed)
-			print_text("  %-20s %s (default %s)\n", l, o->help,
-				   default_text(o, b, sizeof(b)));
+		if (o->flags & QD_OPT_REQUIRED)
+			snprintf(b, sizeof(b), "required");
 		else
-			print_text("         %s (default %s)\n", l, default_text(o, b, sizeof(b)));
+			snprintf(b, sizeof(b), "default %s", default_text(o, d, sizeof(d)));
+		if (detailed)
+			print_text("  %-20s %s (%s)\n", l, o->help, b);
+		else
+			print_text("         %s (%s)\n", l, b);
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);

@@ -268,6 +268,29 @@ int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
 	return 0;
 }
 
+int qd_kind_check_required(const struct qd_kind *k, int argc, char **argv)
+{
+	for (const struct qd_opt *o = k->opts; o->name; o++) {
+		int i;
+
+		if (!(o->flags & QD_OPT_REQUIRED))
+			continue;
+		/* Option words and values alternate, so look at the names only. */
+		for (i = 0; i < argc; i++) {
+			if (!strcmp(argv[i], o->name))
+				break;
+			if (find_named(k, argv[i]))
+				i++;
+		}
+		if (i >= argc) {
+			qd_err("%s: \"%s\" is required (see 'qdiscctl help %s')", k->name, o->name,
+			       k->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int qd_kind_change(const struct qd_kind *k, const void *cur, int argc, char **argv, void *cfg)
 {
 	memcpy(cfg, cur, k->cfg_size);

@@ -25,6 +25,7 @@ enum qd_opt_type {
 #define QD_OPT_QUIET_DEFAULT (1U << 0) /* show omits it while it has its default */
 #define QD_OPT_QUIET_ZERO    (1U << 1) /* show omits it while it is 0 */
 #define QD_OPT_POW2	     (1U << 2) /* only powers of two are accepted */
+#define QD_OPT_REQUIRED	     (1U << 3) /* add and replace must give it */
 
 struct qd_opt {
 	const char *name;
@@ -53,6 +54,7 @@ enum qd_stat_type {
 	QD_STAT_COUNT,	  /* a counter or a gauge */
 	QD_STAT_TIME,	  /* a duration in ns, shown as tc shows times */
 	QD_STAT_DEADLINE, /* an absolute CLOCK_MONOTONIC ns, 0 = none: shown as the time left */
+	QD_STAT_RATE,	  /* bytes per second, shown as tc shows rates */
 };
 
 /* qd_stat.flags */
@@ -150,6 +152,8 @@ void qd_kind_defaults(const struct qd_kind *k, void *cfg);
 int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg);
 /* cfg <- cur with only the options in argv applied: what `change` writes. */
 int qd_kind_change(const struct qd_kind *k, const void *cur, int argc, char **argv, void *cfg);
+/* argv, already parsed, names every QD_OPT_REQUIRED option; else says which not. */
+int qd_kind_check_required(const struct qd_kind *k, int argc, char **argv);
 /* Is word one of k's option names or keywords? */
 bool qd_kind_knows(const struct qd_kind *k, const char *word);
 /* Print the options in cfg: text like tc, JSON integers in the stored unit (or / json_div). */

@@ -36,6 +36,8 @@ static void print_stat(const struct qd_stat *s, uint64_t v)
 
 	if (s->type == QD_STAT_COUNT)
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	else if (s->type == QD_STAT_RATE)
+		sprint_rate(v, buf, sizeof(buf));
 	else
 		sprint_time(v, buf, sizeof(buf));
 	print_uint(PRINT_JSON, s->name, NULL, v);

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "bpf/abi.h"
+#include "bpf/edt.h"
+#include "edt.skel.h"
+#include "kinds/kind.h"
+
+#define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_SEC  1000000000ULL
+
+static const char *const edt_backpressure[] = { "nobackpressure", "backpressure", NULL };
+
+#define OPT(f) .off = offsetof(struct edt_cfg, f), .width = sizeof(((struct edt_cfg *)0)->f)
+
+static const struct qd_opt edt_opts[] = {
+	{
+		.name = "rate",
+		.type = QD_OPT_RATE,
+		OPT(rate),
+		.min = 1,
+		.max = UINT64_MAX >> 8,
+		.flags = QD_OPT_REQUIRED,
+		.help = "the rate all packets together leave at",
+	},
+	{
+		.name = "burst",
+		.type = QD_OPT_SIZE,
+		OPT(burst),
+		.def = 16 * 1514,
+		.max = 1 << 30,
+		.help = "bytes that may leave back to back after idle time",
+	},
+	{
+		.name = "horizon",
+		.type = QD_OPT_TIME,
+		OPT(horizon),
+		.def = 500 * NSEC_PER_USEC,
+		.min = 1,
+		.max = 60 * NSEC_PER_SEC,
+		.help = "packets scheduled further ahead are dropped (HBM's 500us)",
+	},
+	{
+		.name = "ce_threshold",
+		.type = QD_OPT_TIME,
+		OPT(ce_threshold),
+		.def = 50 * NSEC_PER_USEC,
+		.max = 60 * NSEC_PER_SEC,
+		.help = "TCP senders scheduled further ahead are told to slow down (HBM's 50us)",
+	},
+	{
+		.name = "min_inflight",
+		.type = QD_OPT_COUNT,
+		OPT(min_inflight),
+		.def = 2,
+		.max = 1000,
+		.help = "TCP flows with fewer packets in flight are never dropped",
+	},
+	{
+		.name = "limit",
+		.type = QD_OPT_COUNT,
+		OPT(limit),
+		.def = 10000,
+		.min = 1,
+		.max = EDT_RING,
+		.unit = "p",
+		.help = "packets queued at most: the safety cap",
+	},
+	{
+		.name = "backpressure",
+		.type = QD_OPT_BOOL,
+		OPT(backpressure),
+		.def = 1,
+		.choices = edt_backpressure,
+		.help = "keep local sockets' packets below the cap, so that senders block instead",
+	},
+	{
+		.name = "timer_slack",
+		.type = QD_OPT_TIME,
+		OPT(timer_slack),
+		.def = 10 * NSEC_PER_USEC,
+		.max = NSEC_PER_SEC,
+		.help = "slack of the watchdog timer",
+	},
+	{}
+};
+
+#define STAT(f) .off = offsetof(struct edt_inst, stats.f), .width = sizeof(((struct edt_stats *)0)->f)
+
+static const struct qd_stat edt_stats[] = {
+	{ .name = "rate_est", .text = "  rate %s", STAT(rate_est), .type = QD_STAT_RATE },
+	{
+		.name = "next_departure",
+		.text = " next_departure %s",
+		.type = QD_STAT_DEADLINE,
+		.off = offsetof(struct edt_inst, t_next),
+		.width = 8,
+		.flags = QD_STAT_NONZERO,
+	},
+	{ .name = "horizon_drops", .text = "  horizon_drops %s", STAT(horizon_drops), .flags = QD_STAT_NEWLINE },
+	{ .name = "cap_drops", .text = " cap_drops %s", STAT(cap_drops) },
+	{ .name = "held_back", .text = " held_back %s", STAT(held_back) },
+	{ .name = "cn_signals", .text = " cn_signals %s", STAT(cn_signals) },
+	{}
+};
+
+static const void *edt_elf(size_t *size)
+{
+	return edt_bpf__elf_bytes(size);
+}
+
+static const struct qd_kind edt_kind = {
+	.name = "edt",
+	.id = "qdiscctl_edt",
+	.summary = "rate limiting by earliest departure time, with backpressure instead of drops",
+	.opts = edt_opts,
+	.cfg_size = sizeof(struct edt_cfg),
+	.stats = edt_stats,
+	.elf_bytes = edt_elf,
+};
+QD_KIND_REGISTER(edt_kind);
