@@ -41,17 +41,12 @@ expect_fail() {
 # so that one UDP socket has enough packets in flight to fill a queue.
 big_sndbuf() { set_sysctl net.core.wmem_max 8388608; }
 
-# sample_max_qlen NS DEV SAMPLES: the largest qlen tc reports for DEV's root
-# qdisc over SAMPLES samples. Each sample runs real-time so the sender cannot
-# starve it, but the loop does not, so it does not starve the receiver.
+# sample_max_qlen NS DEV SAMPLES: the largest qlen DEV's root qdisc shows in
+# about SAMPLES * 50 ms, from qstat's netlink samples every 5 ms taken by a
+# real-time thread, so neither the sender starves it nor forks slow it.
 sample_max_qlen() {
-	_max=0
-	for _ in $(seq "$3"); do
-		_q=$(chrt -f 10 /usr/sbin/ip netns exec "$1" /usr/sbin/tc -s qdisc show dev "$2" |
-			sed -n 's/^ backlog [^ ]* \([0-9]*\)p.*/\1/p')
-		[ "${_q:-0}" -le "$_max" ] || _max=$_q
-	done
-	echo "$_max"
+	ip netns exec "$1" chrt -f 10 qstat -d "$2" -i 5ms -n $(($3 * 10)) -s |
+		sed -n 's/.*max_qlen \([0-9]*\).*/\1/p'
 }
 
 # iperf_server NS: a one-shot iperf3 server in NS, ready when this returns.

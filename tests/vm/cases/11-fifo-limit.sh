@@ -4,7 +4,7 @@
 # threaded NAPI that falls behind, and the sender a big socket buffer.
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
-need qdiscctl jq iperf3 ethtool
+need qdiscctl jq iperf3 ethtool qstat
 
 netns_pair --neigh
 quiet_ns a b
