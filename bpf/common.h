@@ -95,6 +95,41 @@ static __always_inline void *qd_pending_cfg(void *pending, const struct qd_place
 }
 
 /*
+ * What every kind's .init does first: claim a slot of insts (max entries),
+ * copy the options qdiscctl left for this place (or the kind's defaults)
+ * into the slot's cfgs entry of cfg_size bytes, and record where the
+ * instance sits. Returns the slot or -errno; the kind then sets up its own
+ * state and stores slot + 1 in sch->limit.
+ */
+static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *insts, void *cfgs,
+					    void *pending, int max, u32 cfg_size)
+{
+	struct qd_place place = {};
+	struct qd_inst_hdr *h;
+	void *src, *cfg;
+	s64 slot;
+	u32 id;
+
+	qd_place_of(sch, &place);
+	src = qd_pending_cfg(pending, &place);
+	if (!src)
+		return -EINVAL;
+	slot = qd_claim(insts, max);
+	if (slot < 0)
+		return -ENOSPC;
+	id = slot;
+	h = bpf_map_lookup_elem(insts, &id);
+	cfg = bpf_map_lookup_elem(cfgs, &id);
+	if (!h || !cfg)
+		return -ENOSPC;
+	__builtin_memcpy(cfg, src, cfg_size);
+	h->handle = sch->handle;
+	h->place = place;
+	bpf_map_delete_elem(pending, &place);
+	return slot;
+}
+
+/*
  * When skb may leave, on CLOCK_MONOTONIC: its EDT stamp, or now. Kept by
  * the qdisc, not written back: tstamp_type is read-only to BPF, and a
  * monotonic time in a realtime-typed stamp confuses receivers.

@@ -227,33 +227,23 @@ static __always_inline void edt_drain(struct edt_inst *in, u32 id)
 SEC("struct_ops/edt_init")
 int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
 {
-	struct qd_place place = {};
-	struct edt_cfg *src, *cfg;
 	struct edt_inst *in;
-	u32 id;
 	s64 slot;
+	u32 id;
 
-	qd_place_of(sch, &place);
-	src = qd_pending_cfg(&pending, &place);
-	if (!src)
-		return -EINVAL;
-	slot = qd_claim(&insts, EDT_MAX_INSTANCES);
+	slot = qd_init_instance(sch, &insts, &cfgs, &pending, EDT_MAX_INSTANCES,
+				sizeof(struct edt_cfg));
 	if (slot < 0)
-		return -ENOSPC;
+		return slot;
 	id = slot;
 	in = bpf_map_lookup_elem(&insts, &id);
-	cfg = bpf_map_lookup_elem(&cfgs, &id);
-	if (!in || !cfg)
+	if (!in)
 		return -ENOSPC;
-	*cfg = *src;
 	__builtin_memset(&in->stats, 0, sizeof(in->stats));
 	in->head = in->tail = 0;
 	in->t_next = 0;
 	in->win_start = bpf_ktime_get_ns();
 	in->win_bytes = 0;
-	in->hdr.handle = sch->handle;
-	in->hdr.place = place;
-	bpf_map_delete_elem(&pending, &place);
 	sch->limit = id + 1;
 	return 0;
 }

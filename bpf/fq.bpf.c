@@ -914,24 +914,17 @@ SEC("struct_ops/fq_init")
 int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
 {
 	const struct net_device *dev = sch->dev_queue->dev;
-	struct qd_place place = {};
-	struct fq_cfg *src;
 	struct fq_ctx c;
 	s64 slot;
 
-	qd_place_of(sch, &place);
-	src = qd_pending_cfg(&pending, &place);
-	if (!src)
-		return -EINVAL;
-	slot = qd_claim(&insts, FQ_MAX_INSTANCES);
+	slot = qd_init_instance(sch, &insts, &cfgs, &pending, FQ_MAX_INSTANCES, sizeof(struct fq_cfg));
 	if (slot < 0)
-		return -ENOSPC;
+		return slot;
 	c.id = slot;
 	c.in = bpf_map_lookup_elem(&insts, &c.id);
 	c.cfg = bpf_map_lookup_elem(&cfgs, &c.id);
 	if (!c.in || !c.cfg)
 		return -ENOSPC;
-	*c.cfg = *src;
 	c.in->psched_mtu = dev->mtu + dev->hard_header_len;
 	/* Store what "the device's MTU" means, so show prints real values. */
 	if (!c.cfg->quantum)
@@ -941,9 +934,6 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	__builtin_memset(&c.in->stats, 0, sizeof(c.in->stats));
 	fq_purge(&c);
 	c.in->buckets = fq_nbuckets(c.cfg);
-	c.in->hdr.handle = sch->handle;
-	c.in->hdr.place = place;
-	bpf_map_delete_elem(&pending, &place);
 	sch->limit = c.id + 1;
 	return 0;
 }

@@ -53,8 +53,9 @@ static int replace_in_place(struct rtnl *rt, const struct qdisc_spec *s, const s
 	return qd_target_write(reg, &t, id, cfg) ? QD_EXIT_FAIL : QD_EXIT_OK;
 }
 
-static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_kind *k,
-			 const void *cfg, unsigned int nlflags)
+/* RTM_NEWQDISC for the place s names: QD_EXIT_OK, or the kernel's refusal printed. */
+static int send_new_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const char *kind,
+			  unsigned int nlflags)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct qdisc_req req = {
@@ -63,8 +64,20 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 		.ifindex = s->ifindex,
 		.parent = s->parent,
 		.handle = s->handle,
-		.kind = k->id,
+		.kind = kind,
 	};
+	int err = rtnl_talk(rt, qdisc_msg_build(buf, &req));
+
+	if (err) {
+		qd_err_kernel(err, rt->errmsg);
+		return QD_EXIT_KERNEL;
+	}
+	return QD_EXIT_OK;
+}
+
+static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_kind *k,
+			 const void *cfg, unsigned int nlflags)
+{
 	struct qd_place place = { .ifindex = s->ifindex, .parent = s->parent };
 	struct qd_reg reg;
 	int lock, err, ret = QD_EXIT_OK;
@@ -95,12 +108,8 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 		ret = QD_EXIT_FAIL;
 		goto out;
 	}
-	err = rtnl_talk(rt, qdisc_msg_build(buf, &req));
+	ret = send_new_qdisc(rt, s, k->id, nlflags);
 	qd_reg_clear_pending(&reg, &place);
-	if (err) {
-		qd_err_kernel(err, rt->errmsg);
-		ret = QD_EXIT_KERNEL;
-	}
 out:
 	qd_reg_close(&reg);
 	/* Leave no registration behind that no qdisc uses. */
@@ -108,26 +117,6 @@ out:
 		qd_reg_sweep();
 	qd_unlock(lock);
 	return ret;
-}
-
-static int new_native_qdisc(struct rtnl *rt, const struct qdisc_spec *s, unsigned int nlflags)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct qdisc_req req = {
-		.type = RTM_NEWQDISC,
-		.flags = nlflags,
-		.ifindex = s->ifindex,
-		.parent = s->parent,
-		.handle = s->handle,
-		.kind = s->kind,
-	};
-	int err = rtnl_talk(rt, qdisc_msg_build(buf, &req));
-
-	if (err) {
-		qd_err_kernel(err, rt->errmsg);
-		return QD_EXIT_KERNEL;
-	}
-	return QD_EXIT_OK;
 }
 
 int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
@@ -173,7 +162,7 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 		qd_err("cannot open rtnetlink: %s", strerror(errno));
 		return QD_EXIT_FAIL;
 	}
-	ret = k ? new_bpf_qdisc(&rt, &s, k, cfg, nlflags) : new_native_qdisc(&rt, &s, nlflags);
+	ret = k ? new_bpf_qdisc(&rt, &s, k, cfg, nlflags) : send_new_qdisc(&rt, &s, s.kind, nlflags);
 	rtnl_close(&rt);
 	/* A native qdisc may have replaced the last instance of one of ours. */
 	if (!k && !ret)
