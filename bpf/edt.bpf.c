@@ -16,8 +16,15 @@
  * its queued packets and blocks on its send buffer, which is the
  * backpressure a drop would throw away. Beyond `ce_threshold` a TCP sender
  * gets NET_XMIT_CN, which makes it cut its window, instead of a drop.
+ *
+ * A BPF qdisc cannot write packet data, so ECN-capable packets get their CE
+ * mark from edt_ce_mark, a tcx egress program qdiscctl attaches to the
+ * device with the qdisc: it runs just before the qdisc, reads the
+ * instance's clock and marks packets the qdisc will schedule past
+ * ce_threshold. Those are not told twice: CE-marked packets get no CN.
  */
 #include "common.h"
+#include <bpf/bpf_endian.h>
 #include "edt.h"
 
 char _license[] SEC("license") = "GPL";
@@ -27,7 +34,15 @@ char _license[] SEC("license") = "GPL";
 #define IPPROTO_TCP	6
 #define SOCK_STREAM	1
 
+#define TC_ACT_OK	0
+#define TC_H_ROOT	0xFFFFFFFFU
+#define ETH_P_IP	0x0800
+#define ETH_P_IPV6	0x86DD
+#define INET_ECN_CE	3
+
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+extern int bpf_dynptr_from_skb(struct __sk_buff *s, u64 flags, struct bpf_dynptr *ptr__uninit) __ksym;
 
 struct edt_slot {
 	struct sk_buff __kptr *skb;
@@ -94,6 +109,24 @@ static __always_inline u32 tcp_in_flight(const struct sock *sk)
 	return tp->packets_out;
 }
 
+/* The ECN field of skb's IP header (read-only to a qdisc), or 0. */
+static __always_inline u8 ip_ecn(struct sk_buff *skb)
+{
+	/* __dev_queue_xmit() set the mac header where skb->data starts. */
+	u32 nh = skb->network_header - skb->mac_header;
+	struct bpf_dynptr ptr;
+	u8 hdr[2];
+
+	if (bpf_dynptr_from_skb((struct __sk_buff *)skb, 0, &ptr) ||
+	    bpf_dynptr_read(hdr, sizeof(hdr), &ptr, nh, 0))
+		return 0;
+	if (skb->protocol == bpf_htons(ETH_P_IP))
+		return hdr[1] & 3;
+	if (skb->protocol == bpf_htons(ETH_P_IPV6))
+		return (hdr[1] >> 4) & 3;
+	return 0;
+}
+
 SEC("struct_ops/edt_enqueue")
 int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
@@ -138,7 +171,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 			goto drop;
 		}
 	}
-	if (tcp && delay > cfg->ce_threshold) {
+	if (tcp && delay > cfg->ce_threshold && ip_ecn(skb) != INET_ECN_CE) {
 		in->stats.cn_signals++;
 		ret = NET_XMIT_CN;
 	}
@@ -272,6 +305,37 @@ void BPF_PROG(edt_destroy, struct Qdisc *sch)
 		return;
 	edt_drain(in, id);
 	qd_release(&in->hdr);
+}
+
+/*
+ * Before the qdisc, on the same device: CE-mark ECN-capable packets that the
+ * root edt instance will schedule past ce_threshold. The instance is the one
+ * whose slot the root qdisc's limit names, if it sits there.
+ */
+SEC("tc")
+int edt_ce_mark(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
+	const struct net_device *dev = skb->dev;
+	const struct Qdisc *q = dev->qdisc;
+	struct edt_inst *in;
+	struct edt_cfg *cfg;
+	u64 now;
+	u32 id;
+
+	if (!q)
+		return TC_ACT_OK;
+	id = q->limit - 1;
+	in = bpf_map_lookup_elem(&insts, &id);
+	cfg = bpf_map_lookup_elem(&cfgs, &id);
+	if (!in || !cfg || !in->hdr.in_use || in->hdr.handle != q->handle ||
+	    in->hdr.place.parent != TC_H_ROOT || in->hdr.place.ifindex != dev->ifindex ||
+	    in->hdr.place.netns != dev->nd_net.net->net_cookie)
+		return TC_ACT_OK;
+	now = bpf_ktime_get_ns();
+	if (in->t_next > now + cfg->ce_threshold && bpf_skb_ecn_set_ce(ctx))
+		__sync_fetch_and_add(&in->stats.ce_marks, 1);
+	return TC_ACT_OK;
 }
 
 /* The kind's id is set by qdiscctl from its descriptor. */

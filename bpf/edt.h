@@ -22,6 +22,7 @@ struct edt_stats {
 	__u64 horizon_drops;
 	__u64 cap_drops;      /* beyond `limit` */
 	__u64 cn_signals;     /* NET_XMIT_CN returned to a TCP sender */
+	__u64 ce_marks;	      /* by edt_ce_mark, before the qdisc */
 	__u64 held_back;      /* past the horizon but kept: backpressure or min_inflight */
 	__u64 rate_est;	      /* bytes/s that left in the last window */
 };

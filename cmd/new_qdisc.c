@@ -108,12 +108,18 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 		ret = QD_EXIT_FAIL;
 		goto out;
 	}
-	ret = send_new_qdisc(rt, s, k->id, nlflags);
+	/* Before the qdisc exists the egress program finds nothing to do. */
+	ret = qd_reg_attach_egress(&reg, &place) ? QD_EXIT_FAIL : QD_EXIT_OK;
+	if (!ret)
+		ret = send_new_qdisc(rt, s, k->id, nlflags);
 	qd_reg_clear_pending(&reg, &place);
 out:
 	qd_reg_close(&reg);
-	/* Leave no registration behind that no qdisc uses. */
-	if (ret)
+	/*
+	 * Leave no registration behind that no qdisc uses: after a failure,
+	 * or a replace that took another kind's last instance away.
+	 */
+	if (ret || (nlflags & NLM_F_REPLACE))
 		qd_reg_sweep();
 	qd_unlock(lock);
 	return ret;

@@ -102,6 +102,7 @@ static const struct qd_stat edt_stats[] = {
 	{ .name = "cap_drops", .text = " cap_drops %s", STAT(cap_drops) },
 	{ .name = "held_back", .text = " held_back %s", STAT(held_back) },
 	{ .name = "cn_signals", .text = " cn_signals %s", STAT(cn_signals) },
+	{ .name = "ce_marks", .text = " ce_marks %s", STAT(ce_marks) },
 	{}
 };
 
@@ -118,5 +119,6 @@ static const struct qd_kind edt_kind = {
 	.cfg_size = sizeof(struct edt_cfg),
 	.stats = edt_stats,
 	.elf_bytes = edt_elf,
+	.egress_prog = "edt_ce_mark",
 };
 QD_KIND_REGISTER(edt_kind);

@@ -124,6 +124,12 @@ struct qd_kind {
 	const struct qd_flows *flows;
 	/* Maps the registration pins besides insts, cfgs and pending; NULL-ended, or NULL. */
 	const char *const *maps;
+	/*
+	 * A program of the object that runs before the qdisc on its device
+	 * (tcx egress), for what a qdisc may not do itself: pinned with the
+	 * registration and attached with each root instance. NULL: none.
+	 */
+	const char *egress_prog;
 };
 
 /* Put a descriptor in the table the rest of qdiscctl iterates. */

@@ -21,6 +21,9 @@
 #include "lib/registry.h"
 
 #define QD_BPFFS "/sys/fs/bpf"
+/* Pins of egress program attachments: egress-NETNS-IFINDEX. */
+#define EGRESS_PIN "egress-"
+#define QD_ROOT_PARENT 0xFFFFFFFFU
 
 static const char *const base_maps[] = { "insts", "cfgs", "pending" };
 
@@ -164,27 +167,45 @@ static int write_defaults(const struct qd_reg *r)
 	return qd_reg_set_pending(r, &zero, cfg);
 }
 
-static void unpin_all(const struct qd_kind *k)
+/* Unpin a link, detaching it at once rather than whenever its last reference goes. */
+static void unpin_link(const char *path)
 {
-	char path[PATH_MAX];
-	int fd;
+	int fd = bpf_obj_get(path);
 
-	for (size_t i = 0; pinned_map(k, i); i++) {
-		pin_path(path, k, pinned_map(k, i));
-		unlink(path);
-	}
-	/*
-	 * The link last. Unpinning alone would unregister the kind from a
-	 * workqueue, some time later, and a quick re-add would collide with
-	 * it (EEXIST); detaching unregisters it now.
-	 */
-	pin_path(path, k, "link");
-	fd = bpf_obj_get(path);
 	unlink(path);
 	if (fd >= 0) {
 		bpf_link_detach(fd);
 		close(fd);
 	}
+}
+
+static void unpin_all(const struct qd_kind *k)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	/* Maps, the egress program and its attachments: whatever is there. */
+	pin_path(path, k, NULL);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "link"))
+			continue;
+		pin_path(path, k, e->d_name);
+		if (!strncmp(e->d_name, EGRESS_PIN, strlen(EGRESS_PIN)))
+			unpin_link(path);
+		else
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
+	/*
+	 * The registration's link last. Unpinning alone would unregister the
+	 * kind from a workqueue, some time later, and a quick re-add would
+	 * collide with it (EEXIST); detaching unregisters it now.
+	 */
+	pin_path(path, k, "link");
+	unpin_link(path);
 	pin_path(path, k, NULL);
 	rmdir(path);
 }
@@ -241,6 +262,12 @@ static int do_register(struct qd_reg *r)
 		pin_path(path, k, pinned_map(k, i));
 		map = bpf_object__find_map_by_name(obj, pinned_map(k, i));
 		err = map ? bpf_map__pin(map, path) : -ENOENT;
+	}
+	if (!err && k->egress_prog) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(obj, k->egress_prog);
+
+		pin_path(path, k, k->egress_prog);
+		err = prog ? bpf_program__pin(prog, path) : -ENOENT;
 	}
 	if (!err) {
 		pin_path(path, k, "link");
@@ -392,6 +419,77 @@ void qd_reg_clear_pending(const struct qd_reg *r, const struct qd_place *place)
 	bpf_map_delete_elem(r->pending_fd, place);
 }
 
+static void egress_pin_name(char *buf, size_t len, const struct qd_place *p)
+{
+	snprintf(buf, len, EGRESS_PIN "%llu-%u", (unsigned long long)p->netns, p->ifindex);
+}
+
+int qd_reg_attach_egress(const struct qd_reg *r, const struct qd_place *p)
+{
+	const struct qd_kind *k = r->kind;
+	char path[PATH_MAX], name[64];
+	int prog, link, err = 0;
+
+	if (!k->egress_prog || p->parent != QD_ROOT_PARENT)
+		return 0;
+	egress_pin_name(name, sizeof(name), p);
+	pin_path(path, k, name);
+	if (!access(path, F_OK))
+		return 0;
+	pin_path(path, k, k->egress_prog);
+	prog = bpf_obj_get(path);
+	if (prog < 0) {
+		err = -errno;
+		qd_err("%s: the registration has no %s program: %s", k->name, k->egress_prog,
+		       strerror(-err));
+		return err;
+	}
+	link = bpf_link_create(prog, p->ifindex, BPF_TCX_EGRESS, NULL);
+	if (link < 0) {
+		err = -errno;
+		qd_err("%s: cannot attach %s before the qdisc (tcx egress): %s", k->name,
+		       k->egress_prog, strerror(-err));
+	} else {
+		pin_path(path, k, name);
+		if (bpf_obj_pin(link, path)) {
+			err = -errno;
+			qd_err("%s: cannot pin %s: %s", k->name, path, strerror(-err));
+		}
+		close(link);
+	}
+	close(prog);
+	return err;
+}
+
+/* Detach the egress programs of instances that are gone. */
+static void sweep_egress(const struct qd_reg *r)
+{
+	struct qd_inst_hdr hdrs[QD_MAX_INSTANCES];
+	char path[PATH_MAX], name[64];
+	int n = qd_reg_instances(r, NULL, hdrs);
+	struct dirent *e;
+	DIR *d;
+
+	pin_path(path, r->kind, NULL);
+	d = opendir(path);
+	while (n >= 0 && d && (e = readdir(d))) {
+		bool used = false;
+
+		if (strncmp(e->d_name, EGRESS_PIN, strlen(EGRESS_PIN)))
+			continue;
+		for (int i = 0; i < n && !used; i++) {
+			egress_pin_name(name, sizeof(name), &hdrs[i].place);
+			used = hdrs[i].place.parent == QD_ROOT_PARENT && !strcmp(name, e->d_name);
+		}
+		if (used)
+			continue;
+		pin_path(path, r->kind, e->d_name);
+		unpin_link(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 void qd_reg_sweep(void)
 {
 	if (access(QD_PIN_ROOT, F_OK))
@@ -407,6 +505,8 @@ void qd_reg_sweep(void)
 		pin_path(path, *k, "link");
 		if (access(path, F_OK) || open_pinned(&r) || qd_reg_instances(&r, NULL, NULL) == 0)
 			unpin_all(*k);
+		else if ((*k)->egress_prog)
+			sweep_egress(&r);
 		qd_reg_close(&r);
 	}
 	/* Fails, as it should, while any kind is still registered. */

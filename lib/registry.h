@@ -59,6 +59,13 @@ int qd_reg_map(const struct qd_reg *r, const char *name, uint32_t *value_size);
 int qd_reg_set_pending(const struct qd_reg *r, const struct qd_place *place, const void *cfg);
 void qd_reg_clear_pending(const struct qd_reg *r, const struct qd_place *place);
 
+/*
+ * Attach the kind's egress program (if it has one) to the device of a root
+ * instance about to be created at p; qd_reg_sweep detaches it once no
+ * instance sits there. 0 or -errno, said.
+ */
+int qd_reg_attach_egress(const struct qd_reg *r, const struct qd_place *p);
+
 /* Remove every registration no instance uses any more (lock held). */
 void qd_reg_sweep(void);
 /* The same, taking the lock; does nothing where qdiscctl never registered. */

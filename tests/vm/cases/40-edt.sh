@@ -5,7 +5,8 @@
 # vmtest-timeout: 150
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
-need qdiscctl jq iperf3
+. /tests/fq-lib.sh
+need qdiscctl jq iperf3 udpflows udpsink
 
 netns_pair --neigh
 quiet_ns a b
@@ -42,24 +43,20 @@ log "edt rate 20mbit: $bps bit/s = $ppt/1000 of the rate"
 [ "$ppt" -ge 990 ] && [ "$ppt" -le 1010 ] || fail "achieved rate is $ppt/1000 of the configured one"
 must qd del dev va root
 
-# udp_loss: 16 UDP sender processes with blocking sockets and 512 KB send
-# buffers (their sum is far beyond htb's 1000-packet leaf queue and within
-# edt's 10000-packet cap), each offering 1.25 Mbit/s, twice its share of
-# 10 Mbit/s, for 6 s. Prints "lost% bits/s min max": the loss the
-# receivers saw, the rate that left va in the middle of the run, and the
-# least and most any one sender got through. (The rate is low so
-# that 32 emulated iperf3 processes leave the CPU to the qdisc.)
+# udp_loss: 16 UDP senders, each a connected blocking socket with a 1 MB
+# send buffer (together far beyond htb's 1000-packet leaf queue and within
+# edt's 10000-packet cap), offering twice their share of 10 Mbit/s for 6 s
+# (udpflows: one process, the sockets taking turns, so a full socket blocks
+# it as it would block its own sender). Prints "lost% bits/s min max": the
+# loss the receiver saw, the rate that left va in the middle of the run,
+# and the least and most any one sender got through.
 udp_loss() {
+	sink_start 9000 -i 2s -t 30s
 	/usr/sbin/ip netns exec a /bin/sleep 20 &
 	_anchor=$!
-	for i in $(seq 16); do
-		ip netns exec b iperf3 -s -1 -p $((5300 + i)) >/dev/null 2>&1 &
-	done
-	sleep 1
-	for i in $(seq 16); do
-		ip netns exec a iperf3 -u -b 1.25M -l 1400 -w 512K -c "$IP_B" -p $((5300 + i)) -t 6 -J \
-			>/tmp/bp$i.json 2>&1 &
-	done
+	ip netns exec a udpflows -d "$IP_B" -p 9000 -k 16 -s 6000 -l 1400 -b 1048576 -r 1733 \
+		-n 0 -t 6s >/tmp/tx.out 2>&1 &
+	_tx=$!
 	sleep 2
 	set -- $(sample $_anchor)
 	_t0=$1 _b0=$2
@@ -67,11 +64,14 @@ udp_loss() {
 	set -- $(sample $_anchor)
 	_bps=$(( ($2 - _b0) * 800 / ($1 - _t0) ))
 	kill $_anchor
-	wait
-	# Per sender: what arrived, over the test's length, in bit/s.
-	cat /tmp/bp*.json | jq -s -r --argjson bps "$_bps" '[.[].end.sum] |
-		(map((.packets - .lost_packets) * 1400 * 8 / .seconds | floor)) as $each |
-		"\(100 * (map(.lost_packets) | add) / (map(.packets) | add)) \($bps) \($each | min) \($each | max)"'
+	wait $_tx || fail "udpflows: $(cat /tmp/tx.out)"
+	sink_wait 9000
+	_sent=$(awk '{ print $2 }' /tmp/tx.out)
+	_rx=$(sink_field 9000 pkts)
+	sink_out 9000 | awk -v sent="$_sent" -v rx="$_rx" -v bps="$_bps" '
+		$1 == "flow" { for (i = 3; i < NF; i++) if ($i == "lsq_bps") r = $(i + 1)
+			if (!n++ || r < min) min = r; if (r > max) max = r }
+		END { printf "%.2f %d %d %d\n", 100 * (sent - rx) / sent, bps, min, max }'
 }
 
 must in_a tc qdisc add dev va root handle 1: htb default 1
