@@ -7,6 +7,8 @@
 #   make demo     deps + build + the demo in the VM
 #   make vmlinux  regenerate bpf/vmlinux.h from the test kernel's BTF
 #   make format   clang-format the C sources
+#   make man      regenerate doc/qdiscctl.8 from the binary (committed)
+#   make install  binary, man page and bash completion under $(DESTDIR)$(PREFIX)
 
 VERSION    := 0.1.0
 BUILD      ?= build
@@ -35,7 +37,7 @@ CMD_SRCS   := $(wildcard cmd/*.c)
 LIB_OBJS   := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS))
 CMD_OBJS   := $(patsubst %.c,$(OBJ)/%.o,$(CMD_SRCS) qdiscctl.c)
 
-.PHONY: all deps check unit vmtest vmtools demo vmlinux format clean distclean
+.PHONY: all deps check unit vmtest vmtools demo vmlinux format clean distclean man install
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -94,6 +96,21 @@ demo: deps
 	$(MAKE) qdiscctl
 	tests/vm/run -v tests/vm/demo.sh
 
+# The man page is generated from the command table and the kinds'
+# descriptors, and committed so that installing needs no build of it;
+# tests/host/agreement.sh fails when it is out of date.
+man: qdiscctl
+	$(call msg,GEN,doc/qdiscctl.8)
+	$(Q)mkdir -p doc && ./qdiscctl __man > doc/qdiscctl.8.tmp && mv doc/qdiscctl.8.tmp doc/qdiscctl.8
+
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+install: qdiscctl
+	install -D -m 0755 -s qdiscctl $(DESTDIR)$(PREFIX)/sbin/qdiscctl
+	install -D -m 0644 doc/qdiscctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/qdiscctl.8
+	install -D -m 0644 completions/qdiscctl.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/qdiscctl
+
 format:
 	clang-format -i $(filter-out bpf/vmlinux.h,$(wildcard *.c *.h lib/*.[ch] netlink/*.[ch] kinds/*.[ch] cmd/*.[ch] bpf/*.[ch] tests/unit/*.[ch]))
 
@@ -102,3 +119,12 @@ clean:
 
 distclean:
 	rm -rf $(BUILD) qdiscctl
+
+# Benchmarks (bench/README.md): native vs BPF qdiscs in one icount VM boot,
+# about 10 minutes; not part of `make check`. bench-check holds the latest
+# results (bench/results/latest.json) to the floors in bench/summarize.py.
+.PHONY: bench bench-check
+bench: qdiscctl
+	bench/run
+bench-check:
+	bench/summarize.py check bench/results/latest.json

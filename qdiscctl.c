@@ -28,7 +28,7 @@ void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;
 
 enum { OPT_FORCE = 0x100 };
 
-static const struct argp_option options[] = {
+const struct argp_option qd_global_options[] = {
 	{ "stats", 's', NULL, 0, "Show statistics (repeat for more)", 0 },
 	{ "details", 'd', NULL, 0, "Show details: BPF slots and registrations", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON (tc -j keys)", 0 },
@@ -45,7 +45,7 @@ static const struct argp_option options[] = {
 
 static const char doc[] =
 	"Manage BPF qdiscs the way tc manages qdiscs.\v"
-	"Commands: add, replace, del, show, kinds, help. 'qdiscctl help' lists them.\n"
+	"'qdiscctl help' lists the commands.\n"
 	"Exit status: 0 ok, 1 failure, 2 rejected by the kernel, 3 kernel without "
 	"BPF qdisc support, 255 bad command line.";
 
@@ -105,8 +105,9 @@ static int run_line(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { options, parse_opt, "COMMAND [ARGS...]", doc, NULL,
-					  NULL,	   NULL };
+	static const struct argp argp = {
+		qd_global_options, parse_opt, "COMMAND [ARGS...]", doc, NULL, NULL, NULL
+	};
 	struct cmdline cl = {};
 	int err;
 

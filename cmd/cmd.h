@@ -3,6 +3,9 @@
 #ifndef QDISCCTL_CMD_H
 #define QDISCCTL_CMD_H
 
+#include <argp.h>
+#include <stdbool.h>
+
 struct qd_cmd {
 	const char *name;
 	const char *alias;   /* tc's other spelling (delete, list), or NULL */
@@ -10,6 +13,12 @@ struct qd_cmd {
 	const char *summary; /* one line */
 	const char *help;    /* more, for `qdiscctl help NAME`; may be NULL */
 	int order;	     /* position in listings */
+	/*
+	 * Plumbing for the shell and the build (__complete, __man): left out
+	 * of listings and found only by its exact name, so that abbreviations
+	 * of real commands never reach it.
+	 */
+	bool hidden;
 	/* argv[0] is the command name; returns an exit code (enum qd_exit). */
 	int (*run)(int argc, char **argv);
 };
@@ -26,6 +35,12 @@ const struct qd_cmd *qd_cmd_find(const char *word);
 /* The command overview `help` and a bare `qdiscctl` print. */
 #include <stdio.h>
 void qd_usage(FILE *f);
+
+/*
+ * The global options, as argp parses them in qdiscctl.c; completion and the
+ * man page read the same table so they cannot drift from --help.
+ */
+extern const struct argp_option qd_global_options[];
 
 /* Run one command line (argv[0] = command): what `-b` does for each line. */
 int qd_cmd_run(int argc, char **argv);

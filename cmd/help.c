@@ -11,7 +11,8 @@ void qd_usage(FILE *f)
 {
 	fprintf(f, "usage: qdiscctl [OPTIONS] COMMAND [ARGS]\n\ncommands:\n");
 	for (const struct qd_cmd *const *c = qd_cmds(); *c; c++)
-		fprintf(f, "  %-8s %s\n", (*c)->name, (*c)->summary);
+		if (!(*c)->hidden)
+			fprintf(f, "  %-8s %s\n", (*c)->name, (*c)->summary);
 	fprintf(f, "\nkinds:");
 	for (const struct qd_kind *const *k = qd_kinds(); *k; k++)
 		fprintf(f, " %s", (*k)->name);

@@ -37,6 +37,8 @@ const struct qd_cmd *qd_cmd_find(const char *word)
 	for (const struct qd_cmd *const *c = qd_cmds(); *c; c++) {
 		if (!strcmp((*c)->name, word) || ((*c)->alias && !strcmp((*c)->alias, word)))
 			return *c;
+		if ((*c)->hidden)
+			continue;
 		if (qd_matches(word, (*c)->name)) {
 			if (found) {
 				qd_err("command \"%s\" is ambiguous (%s, %s, ...)", word,

@@ -7,7 +7,7 @@
 #include "lib/json_print.h"
 #include "lib/units.h"
 
-static const char *default_text(const struct qd_opt *o, char *buf, size_t len)
+const char *qd_opt_default_text(const struct qd_opt *o, char *buf, size_t len)
 {
 	/* Help says "1000", not "1000p": the unit is in the metavar. */
 	if (o->type == QD_OPT_COUNT && !(o->special && o->def == o->special_val)) {
@@ -50,8 +50,7 @@ void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len)
 	}
 }
 
-/* What the user types: "limit PACKETS", "nopacing | pacing". */
-static void label(const struct qd_opt *o, char *buf, size_t len)
+void qd_opt_label(const struct qd_opt *o, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -129,7 +128,8 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 			for (int i = 0; o->choices[i]; i++)
 				print_string(PRINT_JSON, NULL, NULL, o->choices[i]);
 			close_json_array(PRINT_JSON, NULL);
-			print_string(PRINT_JSON, "default", NULL, default_text(o, b, sizeof(b)));
+			print_string(PRINT_JSON, "default", NULL,
+				     qd_opt_default_text(o, b, sizeof(b)));
 		} else {
 			if (o->flags & QD_OPT_REQUIRED)
 				print_bool(PRINT_JSON, "required", NULL, true);
@@ -141,11 +141,11 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 		if (o->special)
 			print_string(PRINT_JSON, "special", NULL, o->special);
 		print_string(PRINT_JSON, "help", NULL, o->help);
-		label(o, l, sizeof(l));
+		qd_opt_label(o, l, sizeof(l));
 		if (o->flags & QD_OPT_REQUIRED)
 			snprintf(b, sizeof(b), "required");
 		else
-			snprintf(b, sizeof(b), "default %s", default_text(o, d, sizeof(d)));
+			snprintf(b, sizeof(b), "default %s", qd_opt_default_text(o, d, sizeof(d)));
 		if (detailed)
 			print_text("  %-20s %s (%s)\n", l, o->help, b);
 		else

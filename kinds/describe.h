@@ -9,6 +9,10 @@
 
 /* "fifo [limit PACKETS]" */
 void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len);
+/* What the user types: "limit PACKETS", "nopacing | pacing". */
+void qd_opt_label(const struct qd_opt *o, char *buf, size_t len);
+/* The default as help shows it: "1000", "auto", "horizon_drop". */
+const char *qd_opt_default_text(const struct qd_opt *o, char *buf, size_t len);
 /* One kind with its options and defaults, as text or a JSON object. */
 void qd_kind_describe(const struct qd_kind *k, bool detailed);
 
