@@ -426,6 +426,24 @@ static __always_inline u32 fq_gc_ring(const struct fq_ctx *c, u64 now, bool forc
 	return freed;
 }
 
+/* Free some idle flow of the table, searching on from the last search. */
+static __always_inline bool fq_reclaim_scan(const struct fq_ctx *c)
+{
+	struct fq_inst *in = c->in;
+	int i;
+
+	bpf_for(i, 0, 512) {
+		u32 idx = FQ_FLOW_FIRST + in->reclaim_pos++ % (FQ_FLOWS - FQ_FLOW_FIRST);
+		struct fq_flow *f = flow_at(c, idx);
+
+		if (f && f->state == FQ_IDLE && !f->qlen && flow_reclaim(c, idx)) {
+			in->stats.gc_flows++;
+			return true;
+		}
+	}
+	return false;
+}
+
 static __always_inline u32 flow_alloc(const struct fq_ctx *c, u64 now)
 {
 	struct fq_inst *in = c->in;
@@ -442,8 +460,12 @@ static __always_inline u32 flow_alloc(const struct fq_ctx *c, u64 now)
 	}
 	if (in->next_flow < FQ_FLOWS)
 		return in->next_flow++;
-	/* Full: the flow idle the longest gives its slot up early. */
-	if (!fq_gc_ring(c, now, true, 64))
+	/*
+	 * Full: the flow idle the longest gives its slot up early. The ring
+	 * may have forgotten it (flows that go idle again and again push
+	 * entries out), so else the table itself is searched for an idle flow.
+	 */
+	if (!fq_gc_ring(c, now, true, 64) && !fq_reclaim_scan(c))
 		return 0;
 	idx = in->free_flow;
 	f = flow_at(c, idx);
