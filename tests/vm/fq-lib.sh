@@ -14,6 +14,12 @@
 # The test tools (tests/vm/tools, make vmtools) live in /usr/local/bin.
 export PATH=/usr/local/bin:$PATH
 
+# log with the guest's uptime, to see where a case spends its time.
+log() {
+	read -r _up _ </proc/uptime
+	echo "# $_up $*"
+}
+
 # Results of both runs, "KIND KEY VALUE" lines, for the comparisons.
 FQ_RESULTS=${TMPDIR:-/tmp}/fq-results
 : >"$FQ_RESULTS"
@@ -72,22 +78,31 @@ fq_json() {
 	esac
 }
 
-# fq_xstats: the fq statistics of va's root as one JSON object with the
-# names of struct tc_fq_qd_stats (flows, inactive_flows, throttled_flows,
-# gc_flows, highprio_packets, throttled, flows_plimit, pkts_too_long,
-# allocation_errors, horizon_drops, horizon_caps, ...), parsed from the
-# text both tools print (tc's JSON has "throttled" twice), plus the
-# generic counters (bytes, packets, drops, requeues, backlog, qlen) from
-# -s -j. Counters tc prints only when non-zero are 0 when absent.
+# fq_xstats: the fq statistics of va's root as one flat JSON object with
+# the names of struct tc_fq_qd_stats (flows, inactive_flows,
+# throttled_flows, gc_flows, highprio_packets, throttled, flows_plimit,
+# pkts_too_long, allocation_errors, horizon_drops, horizon_caps, ...),
+# parsed from the text both tools print (tc's JSON has "throttled" twice),
+# after the qdisc's generic counters (bytes, packets, drops, overlimits,
+# requeues, qlen, backlog) from qstat. Counters tc prints only when
+# non-zero are 0 when absent. No jq: it costs half a second under TCG.
 fq_xstats() {
-	_x=$(fq_show | awk '
+	{
+		in_a qstat -d va | sed 's/^t_ns [0-9]* /generic /'
+		fq_show
+	} | awk '
 		function num(v) { return v ~ /^-?[0-9]+$/ ? v : "\"" v "\"" }
 		function put(k, v) {
 			if (k == "gc") k = "gc_flows"
 			else if (k == "highprio") k = "highprio_packets"
 			else if (k == "alloc_errors") k = "allocation_errors"
-			out = out (out == "" ? "" : ",") "\"" k "\":" num(v)
+			if (!(k in val)) keys[n++] = k
+			val[k] = num(v)
 		}
+		BEGIN {
+			split("flows_plimit pkts_too_long allocation_errors horizon_drops horizon_caps", d, " ")
+		}
+		$1 == "generic" { for (i = 2; i < NF; i += 2) put($i, $(i + 1)); next }
 		/^ *backlog / { seen = 1; next }
 		!seen { next }
 		{
@@ -99,12 +114,26 @@ fq_xstats() {
 			}
 			for (; i < NF; i += 2) put($i, $(i + 1))
 		}
-		END { print "{" out "}" }')
-	_j=$(fq_json)
-	printf '%s\n%s\n' "$_x" "$_j" | jq -cs '.[0] as $x | .[1] |
-		{bytes, packets, drops, overlimits, requeues, backlog, qlen} +
-		{flows_plimit: 0, pkts_too_long: 0, allocation_errors: 0, horizon_drops: 0,
-		 horizon_caps: 0} + $x'
+		END {
+			for (j = 1; j in d; j++) if (!(d[j] in val)) put(d[j], 0)
+			for (j = 0; j < n; j++) out = out (j ? "," : "") "\"" keys[j] "\":" val[keys[j]]
+			print "{" out "}"
+		}'
+}
+
+# drained: va's root qdisc holds nothing (for wait_until).
+drained() { [ "$(in_a qstat -d va | kv qlen)" = 0 ]; }
+
+# xget JSON KEY: KEY of fq_xstats' flat object (no jq), empty if absent.
+xget() {
+	printf '%s\n' "$1" | awk -v k="\"$2\":" '{
+		i = index($0, k)
+		if (!i) exit
+		v = substr($0, i + length(k))
+		sub(/[,}].*/, "", v)
+		gsub(/"/, "", v)
+		print v
+	}'
 }
 
 # fq_result KEY VALUE: record a measurement of this kind.
@@ -215,6 +244,10 @@ jain() {
 		}'
 }
 
+# kv NAME: the word after NAME on each line of stdin (the tools print
+# "name value" pairs).
+kv() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+
 # fcmp A OP B: floating-point comparison of two awk expressions over
 # numbers, e.g. fcmp "$j" '>=' 0.99 or fcmp "$f" '<=' "$n * 1.05".
 fcmp() { awk "BEGIN { exit !(($1) $2 ($3)) }"; }
@@ -245,10 +278,15 @@ slow_peer() {
 	[ -n "$_napi" ] || kfail "no napi/vb-* thread"
 	taskset -p -c 1 "$_napi" >/dev/null || kfail "cannot pin napi thread $_napi"
 	renice -n 19 -p "$_napi" >/dev/null || kfail "cannot renice napi thread $_napi"
-	taskset -c 1 sh -c 'while :; do :; done' &
+	# The full path: with lib.sh's taskset function, $! would be a subshell
+	# and killing it would leave the loop running.
+	/usr/bin/taskset -c 1 sh -c 'while :; do :; done' &
 	FQ_HOG=$!
 }
 unslow_peer() {
-	[ -z "$FQ_HOG" ] || kill "$FQ_HOG" 2>/dev/null
+	if [ -n "$FQ_HOG" ]; then
+		kill "$FQ_HOG" 2>/dev/null
+		wait "$FQ_HOG" 2>/dev/null
+	fi
 	FQ_HOG=
 }

@@ -17,9 +17,10 @@
  *   t_ns T bytes B packets P drops D overlimits O requeues R qlen Q backlog K
  * where T is the middle of the netlink request and reply. Then, with more
  * than one sample, a summary line:
- *   samples N max_qlen Q max_backlog K rate_bps R
- * where R is the least-squares slope of bytes over time, in bits/s (robust
- * against where in a pacing burst a single sample falls).
+ *   samples N max_qlen Q mean_qlen M max_backlog K rate_bps R
+ * where M is the mean qlen over the samples and R the least-squares slope
+ * of bytes over time, in bits/s (robust against where in a pacing burst a
+ * single sample falls).
  */
 #include <linux/gen_stats.h>
 #include <linux/netlink.h>
@@ -132,6 +133,7 @@ int main(int argc, char **argv)
 	int summary = 0, c;
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	uint32_t max_qlen = 0, max_backlog = 0;
+	uint64_t sum_qlen = 0;
 	/* Sums for the least-squares slope, in seconds and bytes from the first sample. */
 	double sx = 0, sy = 0, sxx = 0, sxy = 0;
 	struct sample first = { 0 };
@@ -175,6 +177,7 @@ int main(int argc, char **argv)
 			       s.backlog);
 		if (s.qlen > max_qlen)
 			max_qlen = s.qlen;
+		sum_qlen += s.qlen;
 		if (s.backlog > max_backlog)
 			max_backlog = s.backlog;
 		x = (double)(s.t - first.t) / 1e9;
@@ -194,8 +197,8 @@ int main(int argc, char **argv)
 		double den = (double)n * sxx - sx * sx;
 		double slope = den > 0 ? ((double)n * sxy - sx * sy) / den : 0;
 
-		printf("samples %llu max_qlen %u max_backlog %u rate_bps %.0f\n", (unsigned long long)n,
-		       max_qlen, max_backlog, slope * 8);
+		printf("samples %llu max_qlen %u mean_qlen %.1f max_backlog %u rate_bps %.0f\n",
+		       (unsigned long long)n, max_qlen, (double)sum_qlen / (double)n, max_backlog, slope * 8);
 	}
 	return 0;
 }

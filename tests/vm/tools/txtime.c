@@ -14,7 +14,8 @@
  *   -c CLOCK  mono (default), tai or real: the SO_TXTIME clock
  *   -b BYTES  SO_SNDBUFFORCE
  *
- * One line on stdout at the end:
+ * Payload: zeros, with the sequence number as u64 at offset 8 (when LEN is
+ * at least 16), as udpflows sends it. One line on stdout at the end:
  *   sent N errors E first_send_ns S last_send_ns L
  * with CLOCK_MONOTONIC send times (compare them with udpsink's first_ns and
  * last_ns to see how long the qdisc held the datagrams). Exit status 0 when
@@ -89,6 +90,8 @@ int main(int argc, char **argv)
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		die("connect: %s", strerror(errno));
 	buf = calloc(1, len < 16 ? 16 : len);
+	if (len < 16)
+		len = 16;
 
 	for (uint64_t i = 0; i < n; i++) {
 		char ctl[CMSG_SPACE(sizeof(uint64_t))] = { 0 };
@@ -106,7 +109,7 @@ int main(int argc, char **argv)
 		cm->cmsg_type = SCM_TXTIME;
 		cm->cmsg_len = CMSG_LEN(sizeof(stamp));
 		memcpy(CMSG_DATA(cm), &stamp, sizeof(stamp));
-		memcpy(buf, &i, sizeof(i));
+		memcpy(buf + 8, &i, sizeof(i));
 		if (sendmsg(fd, &mh, 0) < 0) {
 			if (!errors)
 				fprintf(stderr, "txtime: send: %s\n", strerror(errno));

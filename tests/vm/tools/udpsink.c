@@ -22,7 +22,7 @@
  * A flow is (source address, source port, destination port). At the end,
  * or on SIGINT/SIGTERM, one line per flow, sorted by destination and source
  * port:
- *   flow ADDR:SPORT dport DPORT pkts N bytes B first_ns F last_ns L rate_bps R lsq_bps S
+ *   flow ADDR:SPORT dport DPORT pkts N bytes B first_ns F last_ns L rate_bps R lsq_bps S ooo O
  * then
  *   total pkts N bytes B flows F rxdrops D first_ns F last_ns L
  * Times are CLOCK_MONOTONIC ns when the datagram was read; rate_bps is
@@ -30,6 +30,8 @@
  * time from its N-th to its last datagram (0 when that is not defined);
  * lsq_bps is the least-squares slope of the bytes received after the N-th
  * datagram over time, in bits/s (robust against pacing bursts);
+ * ooo counts datagrams whose sequence number (the u64 at payload offset 8,
+ * as udpflows and txtime send it) is below one seen before (reordering);
  * rxdrops is what the sockets' receive queues dropped (SO_RXQ_OVFL).
  */
 #include <netinet/in.h>
@@ -51,6 +53,7 @@ struct flow {
 	 * since warm_t against bytes received since then. */
 	double sx, sy, sxx, sxy;
 	uint64_t ln;
+	uint64_t next_seq, ooo; /* the sequence number expected next; datagrams that went back */
 };
 
 static struct flow *tab;
@@ -146,6 +149,15 @@ static void drain(struct pollfd *pfd, unsigned nports, int all)
 			key = (uint64_t)ntohl(from.sin_addr.s_addr) << 32 | (uint64_t)ntohs(from.sin_port) << 16 |
 			      (port + i);
 			f = lookup(key);
+			if (n >= 16) {
+				uint64_t seq;
+
+				memcpy(&seq, buf + 8, sizeof(seq));
+				if (f->pkts && seq < f->next_seq)
+					f->ooo++;
+				else
+					f->next_seq = seq + 1;
+			}
 			n += overhead;
 			if (!f->pkts)
 				f->first = t;
@@ -276,11 +288,11 @@ int main(int argc, char **argv)
 			if (f->ln > 2 && den > 0)
 				lsq = 8 * ((double)f->ln * f->sxy - f->sx * f->sy) / den;
 			printf("flow %s:%u dport %u pkts %llu bytes %llu first_ns %llu last_ns %llu rate_bps %llu "
-			       "lsq_bps %.0f\n",
+			       "lsq_bps %.0f ooo %llu\n",
 			       inet_ntoa(a), (unsigned)(f->key >> 16 & 0xffff), (unsigned)(f->key & 0xffff),
 			       (unsigned long long)f->pkts, (unsigned long long)f->bytes,
 			       (unsigned long long)f->first, (unsigned long long)f->last,
-			       (unsigned long long)rate, lsq);
+			       (unsigned long long)rate, lsq, (unsigned long long)f->ooo);
 		}
 	}
 	printf("total pkts %llu bytes %llu flows %zu rxdrops %llu first_ns %llu last_ns %llu\n",
