@@ -3,6 +3,7 @@
 #   make deps     install and build every dependency (fresh Debian bookworm)
 #   make          build ./qdiscctl
 #   make check    host unit tests, then every VM test case
+#   make fuzz     the libFuzzer targets (tests/fuzz), FUZZ_SECONDS (60) each
 #   make vmtools  build the VM test tools (tests/vm/tools/*.c) into build/vmtools
 #   make demo     deps + build + the demo in the VM
 #   make vmlinux  regenerate bpf/vmlinux.h from the test kernel's BTF
@@ -37,7 +38,9 @@ CMD_SRCS   := $(wildcard cmd/*.c)
 LIB_OBJS   := $(patsubst %.c,$(OBJ)/%.o,$(LIB_SRCS))
 CMD_OBJS   := $(patsubst %.c,$(OBJ)/%.o,$(CMD_SRCS) qdiscctl.c)
 
-.PHONY: all deps check unit vmtest vmtools demo vmlinux format clean distclean man install
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps check unit fuzz vmtest vmtools demo vmlinux format clean distclean man install
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -84,6 +87,12 @@ $(BUILD)/vmtools/%: tests/vm/tools/%.c $(wildcard tests/vm/tools/*.h)
 unit: $(LIB_OBJS)
 	$(Q)$(MAKE) -s -C tests/unit BUILD=$(abspath $(BUILD)) DEPS=$(abspath $(DEPS))
 
+# clang-16's fuzzer runtime is libclang-rt-16-dev; the kinds' descriptors
+# need their skeleton headers.
+fuzz: $(SKELS) | $(DEPS)/ok
+	$(Q)$(MAKE) -s -C tests/fuzz BUILD=$(abspath $(BUILD)) DEPS=$(abspath $(DEPS)) \
+		CLANG=$(CLANG) FUZZ_SECONDS=$(FUZZ_SECONDS)
+
 # deps first: a no-op in a second when everything is there.
 check: deps
 	$(MAKE) qdiscctl vmtools
@@ -112,10 +121,10 @@ install: qdiscctl
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/qdiscctl
 
 format:
-	clang-format -i $(filter-out bpf/vmlinux.h,$(wildcard *.c *.h lib/*.[ch] netlink/*.[ch] kinds/*.[ch] cmd/*.[ch] bpf/*.[ch] tests/unit/*.[ch]))
+	clang-format -i $(filter-out bpf/vmlinux.h,$(wildcard *.c *.h lib/*.[ch] netlink/*.[ch] kinds/*.[ch] cmd/*.[ch] bpf/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch]))
 
 clean:
-	rm -rf $(OBJ) $(BUILD)/vmtools qdiscctl
+	rm -rf $(OBJ) $(BUILD)/vmtools $(BUILD)/fuzz qdiscctl
 
 distclean:
 	rm -rf $(BUILD) qdiscctl

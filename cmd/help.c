@@ -20,6 +20,35 @@ void qd_usage(FILE *f)
 		   "options.\n");
 }
 
+static void json_cmd(const struct qd_cmd *c, bool full)
+{
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "name", NULL, c->name);
+	if (c->alias)
+		print_string(PRINT_JSON, "alias", NULL, c->alias);
+	print_string(PRINT_JSON, "args", NULL, c->args);
+	print_string(PRINT_JSON, "summary", NULL, c->summary);
+	if (full && c->help)
+		print_string(PRINT_JSON, "help", NULL, c->help);
+	close_json_object();
+}
+
+/* With -j: {"commands":[...],"kinds":[NAME...]}. */
+static void json_usage(void)
+{
+	open_json_object(NULL);
+	open_json_array(PRINT_JSON, "commands");
+	for (const struct qd_cmd *const *c = qd_cmds(); *c; c++)
+		if (!(*c)->hidden)
+			json_cmd(*c, false);
+	close_json_array(PRINT_JSON, NULL);
+	open_json_array(PRINT_JSON, "kinds");
+	for (const struct qd_kind *const *k = qd_kinds(); *k; k++)
+		print_string(PRINT_JSON, NULL, NULL, (*k)->name);
+	close_json_array(PRINT_JSON, NULL);
+	close_json_object();
+}
+
 static int run_help(int argc, char **argv)
 {
 	const struct qd_cmd *const *c;
@@ -30,7 +59,10 @@ static int run_help(int argc, char **argv)
 		return QD_EXIT_USAGE;
 	}
 	if (argc == 1) {
-		qd_usage(stdout);
+		if (out_is_json())
+			json_usage();
+		else
+			qd_usage(stdout);
 		return QD_EXIT_OK;
 	}
 	k = qd_kind_find(argv[1]);
@@ -41,6 +73,10 @@ static int run_help(int argc, char **argv)
 	for (c = qd_cmds(); *c; c++) {
 		if (strcmp((*c)->name, argv[1]) && (!(*c)->alias || strcmp((*c)->alias, argv[1])))
 			continue;
+		if (out_is_json()) {
+			json_cmd(*c, true);
+			return QD_EXIT_OK;
+		}
 		printf("usage: qdiscctl %s %s\n\n%s.\n", (*c)->name, (*c)->args, (*c)->summary);
 		if ((*c)->help)
 			printf("%s\n", (*c)->help);

@@ -249,7 +249,11 @@ static int run_man(int argc, char **argv)
 	}
 	printf(".PP\nEvery error is one line on stderr. In a batch (\\fB\\-b\\fR), a failing "
 	       "line is reported as FILE:LINE, the batch stops unless \\fB\\-\\-force\\fR is "
-	       "given, and the exit status is that of the first failure.\n");
+	       "given, and the exit status is that of the first failure. A line ending in "
+	       "\\e continues on the next.\n.PP\nWith \\fB\\-j\\fR errors are JSON on stdout "
+	       "instead, \\fB{\"error\":\"...\"}\\fR (with \\fBerrno\\fR and \\fBerrno_name\\fR "
+	       "for a kernel refusal), inside whatever output was already open; commands "
+	       "without output print \\fBnull\\fR.\n");
 	printf(".SH EXAMPLES\n");
 	for (int i = 0; examples[i]; i++)
 		printf(".PP\n.nf\n%s\n.fi\n", examples[i]);

@@ -5,6 +5,7 @@
 
 #include "cmd/cmd.h"
 #include "lib/common.h"
+#include "lib/json_print.h"
 
 extern const struct qd_cmd *const __start_qdiscctl_cmds[];
 extern const struct qd_cmd *const __stop_qdiscctl_cmds[];
@@ -56,6 +57,17 @@ const struct qd_cmd *qd_cmd_find(const char *word)
 int qd_cmd_run(int argc, char **argv)
 {
 	const struct qd_cmd *c = qd_cmd_find(argv[0]);
+	int ret;
 
-	return c ? c->run(argc, argv) : QD_EXIT_USAGE;
+	if (!c)
+		return QD_EXIT_USAGE;
+	ret = c->run(argc, argv);
+	/*
+	 * As bpftool: with -j a command that succeeds without output (add,
+	 * replace, change, del) prints null, so every command's stdout is
+	 * one JSON document.
+	 */
+	if (!ret && !c->hidden && out_is_json() && !out_emitted())
+		print_null(PRINT_JSON, NULL, NULL, NULL);
+	return ret;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "lib/batch.h"
 #include "lib/common.h"
@@ -51,22 +52,67 @@ int batch_split(char *line, char **argv, int max)
 	}
 }
 
+/*
+ * Read one command, joining lines that end in an unescaped backslash (an
+ * odd number of them) with the next. *lineno is the command's first line;
+ * *next is the number of lines read so far. Returns the length, or -1 at
+ * the end of the file.
+ */
+static ssize_t batch_getcmd(FILE *f, char **buf, size_t *cap, int *lineno, int *next)
+{
+	char *part = NULL;
+	size_t part_cap = 0, len = 0;
+	ssize_t n;
+
+	*lineno = *next + 1;
+	while ((n = getline(&part, &part_cap, f)) > 0) {
+		size_t bs = 0;
+
+		(*next)++;
+		if (part[n - 1] == '\n')
+			part[--n] = '\0';
+		if (n && part[n - 1] == '\r')
+			part[--n] = '\0';
+		while (bs < (size_t)n && part[n - 1 - bs] == '\\')
+			bs++;
+		if (*cap < len + n + 2) {
+			char *p = realloc(*buf, len + n + 2);
+
+			if (!p) {
+				free(part);
+				return -1;
+			}
+			*buf = p;
+			*cap = len + n + 2;
+		}
+		memcpy(*buf + len, part, n);
+		len += n;
+		(*buf)[len] = '\0';
+		if (!(bs & 1))
+			break;
+		/* Drop the backslash; the line break becomes a blank. */
+		(*buf)[len - 1] = ' ';
+	}
+	free(part);
+	return *lineno <= *next ? (ssize_t)len : -1;
+}
+
 int batch_run(const char *file, bool force, int (*run)(int argc, char **argv))
 {
 	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	char *line = NULL, *argv[BATCH_MAX_WORDS];
 	size_t cap = 0;
-	int first = QD_EXIT_OK, lineno = 0;
+	int first = QD_EXIT_OK, lineno = 0, nread = 0;
 
 	if (!f) {
 		qd_err("cannot open batch file \"%s\": %s", file, strerror(errno));
 		return QD_EXIT_FAIL;
 	}
 	qd_opts.src_file = strcmp(file, "-") ? file : "<stdin>";
-	while (getline(&line, &cap, f) > 0) {
+	while (batch_getcmd(f, &line, &cap, &lineno, &nread) >= 0) {
 		int argc, ret;
 
-		qd_opts.src_line = ++lineno;
+		qd_opts.src_line = lineno;
 		argc = batch_split(line, argv, BATCH_MAX_WORDS);
 		if (argc == 0)
 			continue;

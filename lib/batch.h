@@ -13,9 +13,11 @@
 int batch_split(char *line, char **argv, int max);
 
 /*
- * Run every command of file ("-" for stdin) through run. Stops at the
- * first failure unless force. Returns the exit code of the first failure,
- * or 0.
+ * Run every command of file ("-" for stdin) through run. A line ending in
+ * an unescaped backslash continues on the next (the backslash and line
+ * break become a blank; messages name the command's first line). Stops at
+ * the first failure unless force. Returns the exit code of the first
+ * failure, or 0.
  */
 int batch_run(const char *file, bool force, int (*run)(int argc, char **argv));
 

@@ -51,6 +51,16 @@ bool out_is_json(void)
 	return out.json;
 }
 
+bool out_emitted(void)
+{
+	return out.emitted;
+}
+
+bool out_in_object(void)
+{
+	return out.json && out.depth && !out.stack[out.depth - 1].array;
+}
+
 /* --- JSON ------------------------------------------------------------ */
 
 static struct out_frame *json_cur(void)

@@ -39,6 +39,10 @@ void out_start(FILE *f, bool json, bool pretty);
 /* Close anything left open, end JSON with a newline, flush, reset. */
 void out_end(void);
 bool out_is_json(void);
+/* JSON written since out_start(). */
+bool out_emitted(void);
+/* JSON mode and the innermost open container is an object. */
+bool out_in_object(void);
 
 /* Text mode prints nothing on open and delim (if not NULL) on close. */
 void open_json_array(enum output_type t, const char *key);

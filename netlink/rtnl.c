@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -66,13 +67,24 @@ static void extack_msg(const struct nlmsghdr *nlh, char *errmsg, size_t errlen)
 	}
 }
 
+/*
+ * mnl_nlmsg_ok() compares the length as an int, so a nlmsg_len of
+ * 0xffffffff passes and, aligned to 0, makes mnl_nlmsg_next() step in
+ * place forever (found by tests/fuzz/fuzz_netlink).
+ */
+static bool nlmsg_ok(const struct nlmsghdr *nlh, int len)
+{
+	return len >= (int)sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
+	       nlh->nlmsg_len <= (unsigned int)len;
+}
+
 int rtnl_parse_reply(const void *buf, size_t len, uint32_t seq, mnl_cb_t cb, void *data,
 		     char *errmsg, size_t errlen)
 {
 	const struct nlmsghdr *nlh = buf;
 	int n = len;
 
-	for (; mnl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
+	for (; nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
 		if (nlh->nlmsg_seq != seq)
 			continue;
 		if (nlh->nlmsg_type == NLMSG_ERROR) {

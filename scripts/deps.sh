@@ -44,7 +44,7 @@ system_pkgs=(
 	gcc make libc6-dev binutils clang-16 llvm-16 libelf-dev zlib1g-dev
 	pkg-config python3 xz-utils zstd file bc bash-completion
 	# the VM tests: emulator, and the userland that goes into the initramfs
-	qemu-system-x86 busybox-static cpio iproute2 iputils-ping iperf3 ethtool jq util-linux clang-format sockperf
+	qemu-system-x86 busybox-static cpio iproute2 iputils-ping iperf3 ethtool jq util-linux clang-format sockperf libclang-rt-16-dev
 )
 
 t0=$SECONDS

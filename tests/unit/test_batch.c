@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Splitting batch lines into words. */
+/* Splitting batch lines into words; running batch files. */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "lib/batch.h"
+#include "lib/common.h"
 #include "test.h"
 
 static char *words[8];
@@ -12,6 +14,110 @@ static int split(const char *line, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", line);
 	return batch_split(buf, words, 8);
+}
+
+/* batch_run with a fake command: records each argv, returns chosen codes. */
+static char calls[16][128];
+static int ncalls, codes[16], call_line[16];
+
+static int fake_run(int argc, char **argv)
+{
+	char *p = calls[ncalls];
+	int i;
+
+	for (i = 0; i < argc; i++)
+		p += sprintf(p, "%s%s", i ? "|" : "", argv[i]);
+	call_line[ncalls] = qd_opts.src_line;
+	return codes[ncalls++];
+}
+
+static int run_file(const char *text, bool force)
+{
+	char path[] = "/tmp/test_batch.XXXXXX";
+	int fd = mkstemp(path), ret;
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	ncalls = 0;
+	memset(calls, 0, sizeof(calls));
+	ret = batch_run(path, force, fake_run);
+	unlink(path);
+	return ret;
+}
+
+/* qd_err's output for a batch whose line 3 (continued to 4) is unterminated. */
+static void check_prefix(void)
+{
+	char path[] = "/tmp/test_batch.XXXXXX", msg[256] = "";
+	int fd = mkstemp(path), saved = dup(2), ret;
+	FILE *f = fdopen(fd, "w"), *err = tmpfile();
+
+	fputs("a\n\nb 'x \\\ny\nc\n", f);
+	fclose(f);
+	memset(codes, 0, sizeof(codes));
+	ncalls = 0;
+	fflush(stderr);
+	dup2(fileno(err), 2);
+	ret = batch_run(path, false, fake_run);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(err);
+	if (!fgets(msg, sizeof(msg), err))
+		msg[0] = '\0';
+	fclose(err);
+	CHECK_INT(ret, QD_EXIT_USAGE);
+	CHECK_INT(ncalls, 1);
+	CHECK(!strncmp(msg, path, strlen(path)));
+	CHECK_STR(msg + strlen(path), ":3: unterminated quote\n");
+	CHECK(qd_opts.src_file == NULL);
+	unlink(path);
+}
+
+static void check_run(void)
+{
+	memset(codes, 0, sizeof(codes));
+	/* Continuation: joined with a blank, the first line's number. */
+	CHECK_INT(run_file("# c\nadd dev a \\\n  root fifo\\\n limit 5\n\nshow\n", false), 0);
+	CHECK_INT(ncalls, 2);
+	CHECK_STR(calls[0], "add|dev|a|root|fifo|limit|5");
+	CHECK_INT(call_line[0], 2);
+	CHECK_STR(calls[1], "show");
+	CHECK_INT(call_line[1], 6);
+	/* An escaped backslash does not continue; CRLF line ends. */
+	CHECK_INT(run_file("a b\\\\\r\nc\r\n", false), 0);
+	CHECK_INT(ncalls, 2);
+	CHECK_STR(calls[0], "a|b\\");
+	CHECK_STR(calls[1], "c");
+	/* A continued comment swallows the next line; a last line continued. */
+	CHECK_INT(run_file("# x \\\nnot run\nd \\", false), 0);
+	CHECK_INT(ncalls, 1);
+	CHECK_STR(calls[0], "d");
+	CHECK_INT(call_line[0], 3);
+	/* A quote spanning a continuation keeps the blank. */
+	CHECK_INT(run_file("e 'f\\\ng'\n", false), 0);
+	CHECK_STR(calls[0], "e|f g");
+
+	/* The first failure stops the batch and is the exit code. */
+	codes[1] = 2;
+	codes[2] = 1;
+	CHECK_INT(run_file("a\nb\nc\nd\n", false), 2);
+	CHECK_INT(ncalls, 2);
+	/* --force goes on and keeps the first failure's code. */
+	CHECK_INT(run_file("a\nb\nc\nd\n", true), 2);
+	CHECK_INT(ncalls, 4);
+	CHECK_STR(calls[3], "d");
+	codes[1] = 0;
+	codes[2] = 0;
+	/* A bad line is a usage error and, with --force, not the last word. */
+	codes[1] = 1;
+	CHECK_INT(run_file("a \"x\nb\nc\n", true), QD_EXIT_USAGE);
+	CHECK_INT(ncalls, 2);
+	codes[1] = 0;
+	CHECK_INT(run_file("a\n", false), 0);
+	CHECK_INT(batch_run("/nonexistent/batch", false, fake_run), QD_EXIT_FAIL);
+	check_prefix();
 }
 
 int main(void)
@@ -37,5 +143,6 @@ int main(void)
 	CHECK_INT(split("a 'open", buf, sizeof(buf)), -EINVAL);
 	CHECK_INT(split("1 2 3 4 5 6 7 8", buf, sizeof(buf)), 8);
 	CHECK_INT(split("1 2 3 4 5 6 7 8 9", buf, sizeof(buf)), -E2BIG);
+	check_run();
 	return test_summary("test_batch");
 }

@@ -154,6 +154,21 @@ static void test_reply_extack(void)
 	/* A dump part: data messages go to the callback, and more is to come. */
 	CHECK_INT(rtnl_parse_reply(reply, sizeof(reply), 42, count_cb, &n, msg, sizeof(msg)), 1);
 	CHECK_INT(n, 1);
+	/*
+	 * A message claiming 0xffffffff bytes ends the walk (fuzz_netlink
+	 * found that libmnl's check let it loop forever).
+	 */
+	{
+		unsigned char bad[sizeof(reply) + 16];
+
+		memcpy(bad, reply, sizeof(reply));
+		memset(bad + sizeof(reply), 0, 16);
+		memset(bad + sizeof(reply), 0xff, 4);
+		bad[sizeof(reply) + 8] = 42;
+		n = 0;
+		CHECK_INT(rtnl_parse_reply(bad, sizeof(bad), 42, count_cb, &n, msg, sizeof(msg)), 1);
+		CHECK_INT(n, 1);
+	}
 }
 
 // clang-format on

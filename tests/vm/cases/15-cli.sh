@@ -12,10 +12,11 @@ expect_fail 255 '"nosuch"' qdiscctl help nosuch
 expect_fail 1 '"nosuchns"' qdiscctl -n nosuchns show
 assert_eq "$(qdiscctl -j kinds | jq -r '.[] | select(.name == "fifo") | .options[0].default')" 1000 "kinds -j"
 
-# A batch: comments, blank lines, quoting; every line runs in netns a.
+# A batch: comments, blank lines, quoting, continuation; every line runs in netns a.
 cat >/tmp/ok.batch <<'B'
 # set up
-add dev va root handle 1: fifo limit 42
+add dev va root handle 1: \
+    fifo limit 42
 
 show dev "va"
 del dev va root   # and tear down
@@ -37,4 +38,18 @@ assert_eq "$?" 255 "--force keeps the first failure's code"
 assert_match "$(qd show dev va)" 'noqueue' "line 3 ran under --force"
 assert_clean "after --force"
 printf 'show dev va\n' | qdiscctl -n a -b - >/dev/null || fail "-b - reads stdin"
+
+# -j: every command prints JSON on stdout, errors too (bpftool's shape),
+# stderr stays empty and the exit codes are the text mode's.
+assert_eq "$(qd -j add dev va root fifo 2>/tmp/err)" null "-j add prints null"
+assert_eq "$(qd -j add dev va root fifo 2>>/tmp/err | jq -r .errno_name)" EEXIST "-j kernel error"
+assert_eq "$(qd -j add dev va root fifo limit 0 2>>/tmp/err; echo $?)" '{"error":"fifo: limit \"0\" is out of range 1..4096"}
+255' "-j usage error and exit code"
+assert_eq "$(qd -j del dev va root 2>>/tmp/err)" null "-j del prints null"
+assert_eq "$(cat /tmp/err)" "" "-j leaves stderr empty"
+qdiscctl -n a -j --force -b /tmp/bad.batch >/tmp/out 2>/tmp/err
+assert_eq "$?" 255 "-j batch exit code"
+assert_eq "$(jq -c 'select(.error) | [.file, .line]' </tmp/out)" '["/tmp/bad.batch",2]' "-j batch FILE:LINE"
+assert_eq "$(cat /tmp/err)" "" "-j batch leaves stderr empty"
+assert_clean "after -j"
 cleanup_netns
