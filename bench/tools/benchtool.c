@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * benchtool: the small measuring tools the benchmark needs inside the VM,
+ * where busybox has no nanosecond clock and Debian main has no netperf.
+ *
+ *   benchtool now                      CLOCK_MONOTONIC in ns
+ *   benchtool time CMD [ARG...]        run CMD (output discarded), print
+ *                                      "NS RC": its run time and exit status
+ *   benchtool rr-server PORT           TCP request/response echo server,
+ *                                      one connection at a time, forever
+ *   benchtool progstat NAME...         bpf_stats of the BPF programs called
+ *                                      NAME: "RUN_TIME_NS RUN_CNT" for each
+ *                                      NAME, summed over programs of that
+ *                                      name (bpftool would load its pid
+ *                                      iterator program every time)
+ *   benchtool seqcheck PORT IDLE_MS    receive pktgen's UDP packets on PORT
+ *                                      until none came for IDLE_MS; prints
+ *                                      "RECEIVED REORDERED": how many came,
+ *                                      and how many carried a sequence number
+ *                                      not above the one before
+ *   benchtool rr-client ADDR PORT MS [SIZE]
+ *                                      SIZE-byte (default 1) requests, each
+ *                                      answered in full before the next, for
+ *                                      MS ms; prints "TRANS NS": transactions
+ *                                      and the time they took
+ *
+ * Under qemu's -icount shift=0 the guest clock counts instructions, so
+ * these times are instruction counts and repeat across boots.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/bpf.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RR_MAX 65536
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int die(const char *what)
+{
+	fprintf(stderr, "benchtool: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+static int cmd_time(char **argv)
+{
+	uint64_t t0 = now_ns(), t1;
+	int st, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return die("fork");
+	if (pid == 0) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return die("waitpid");
+	t1 = now_ns();
+	printf("%llu %d\n", (unsigned long long)(t1 - t0),
+	       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	return 0;
+}
+
+static int full_io(int fd, char *buf, size_t len, int wr)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n =
+			wr ? write(fd, buf + done, len - done) : read(fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += n;
+	}
+	return 0;
+}
+
+static void nodelay(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static int cmd_rr_server(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	static char buf[RR_MAX];
+	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (ls < 0)
+		return die("socket");
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 16))
+		return die("bind/listen");
+	for (;;) {
+		int c = accept(ls, NULL, NULL);
+		ssize_t n;
+
+		if (c < 0) {
+			if (errno == EINTR)
+				continue;
+			return die("accept");
+		}
+		nodelay(c);
+		/* Echo whatever arrives; the client sends one request at a time. */
+		while ((n = read(c, buf, sizeof(buf))) > 0)
+			if (full_io(c, buf, n, 1))
+				break;
+		close(c);
+	}
+}
+
+static int cmd_rr_client(const char *addr, int port, long ms, size_t size)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	static char buf[RR_MAX];
+	uint64_t t0, t1, end, trans = 0;
+	int fd;
+
+	if (size < 1 || size > RR_MAX || ms < 1) {
+		fprintf(stderr, "benchtool: bad rr-client size or time\n");
+		return 2;
+	}
+	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
+		fprintf(stderr, "benchtool: bad address %s\n", addr);
+		return 2;
+	}
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		return die("connect");
+	nodelay(fd);
+	memset(buf, 'r', size);
+	t0 = now_ns();
+	end = t0 + (uint64_t)ms * 1000000ULL;
+	do {
+		if (full_io(fd, buf, size, 1) || full_io(fd, buf, size, 0))
+			return die("transaction");
+		trans++;
+		t1 = now_ns();
+	} while (t1 < end);
+	close(fd);
+	printf("%llu %llu\n", (unsigned long long)trans, (unsigned long long)(t1 - t0));
+	return 0;
+}
+
+/* pktgen's payload header (net/core/pktgen.c) */
+struct pktgen_hdr {
+	uint32_t magic;
+	uint32_t seq;
+	uint32_t tv_sec;
+	uint32_t tv_usec;
+};
+#define PKTGEN_MAGIC 0xbe9be955
+
+static int cmd_seqcheck(int port, int idle_ms)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	unsigned long long received = 0, reordered = 0;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), big = 16 << 20;
+	uint32_t last = 0;
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)))
+		return die("bind");
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	/* Ready: the caller waits for this line before it sends. */
+	printf("ready\n");
+	fflush(stdout);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pktgen_hdr h;
+		ssize_t n;
+
+		if (poll(&p, 1, idle_ms) <= 0)
+			break;
+		n = recv(fd, &h, sizeof(h), 0);
+		if (n < (ssize_t)sizeof(h) || ntohl(h.magic) != PKTGEN_MAGIC)
+			continue;
+		if (received && ntohl(h.seq) <= last)
+			reordered++;
+		last = ntohl(h.seq);
+		received++;
+	}
+	printf("%llu %llu\n", received, reordered);
+	return 0;
+}
+
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+static int cmd_progstat(int n, char **names)
+{
+	unsigned long long t[n], c[n];
+	__u32 id = 0;
+	int i;
+
+	memset(t, 0, sizeof(t));
+	memset(c, 0, sizeof(c));
+	for (;;) {
+		struct bpf_prog_info info;
+		union bpf_attr a;
+		int fd;
+
+		memset(&a, 0, sizeof(a));
+		a.start_id = id;
+		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a))
+			break;
+		id = a.next_id;
+		memset(&a, 0, sizeof(a));
+		a.prog_id = id;
+		fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &a);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		memset(&a, 0, sizeof(a));
+		a.info.bpf_fd = fd;
+		a.info.info_len = sizeof(info);
+		a.info.info = (__u64)(unsigned long)&info;
+		if (!sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a))
+			for (i = 0; i < n; i++)
+				if (!strncmp(info.name, names[i], sizeof(info.name))) {
+					t[i] += info.run_time_ns;
+					c[i] += info.run_cnt;
+				}
+		close(fd);
+	}
+	if (errno != ENOENT)
+		return die("BPF_PROG_GET_NEXT_ID");
+	for (i = 0; i < n; i++)
+		printf("%s%llu %llu", i ? " " : "", t[i], c[i]);
+	printf("\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "seqcheck"))
+		return cmd_seqcheck(atoi(argv[2]), atoi(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "progstat"))
+		return cmd_progstat(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "now")) {
+		printf("%llu\n", (unsigned long long)now_ns());
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "time"))
+		return cmd_time(argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "rr-server"))
+		return cmd_rr_server(atoi(argv[2]));
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "rr-client"))
+		return cmd_rr_client(argv[2], atoi(argv[3]), atol(argv[4]),
+				     argc == 6 ? strtoul(argv[5], NULL, 0) : 1);
+	fprintf(stderr,
+		"usage: benchtool now | time CMD... | progstat NAME... | seqcheck PORT IDLE_MS |\n"
+		"       rr-server PORT | rr-client ADDR PORT MS [SIZE]\n");
+	return 2;
+}

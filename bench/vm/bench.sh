@@ -1,0 +1,354 @@
+# qdiscctl's benchmark, run as one VM case under `tests/vm/run --icount`
+# (bench/run starts it). Native and BPF qdiscs are interleaved inside every
+# repetition, all in one boot. Each measurement is one console line
+#
+#   BENCH TEST METRIC KIND REP VALUE
+#
+# which bench/summarize.py turns into medians, spreads and ratios. Under
+# -icount shift=0 the guest clock counts instructions: 1 ns = 1 instruction.
+#
+# Settings (kernel command line vmtest.KEY=VAL, see bench/run):
+#   VMTEST_REPS       repetitions (3)
+#   VMTEST_PKTS       pktgen packets per run (50000)
+#   VMTEST_TCP_S      iperf3 seconds per run (1: shorter runs, or a rate
+#                     over a window of a run, vary by 1-3 %)
+#   VMTEST_RR_MS      request/response ms per run (150)
+#   VMTEST_SECTIONS   comma list: pktgen,tcp,rr,shaped,anatomy,add,show (all)
+#   VMTEST_EDT_OPTS   edt's options for the cost runs ("rate 100gbit")
+# vmtest-timeout: 1500
+. /tests/lib.sh
+
+REPS=${VMTEST_REPS:-3}
+PKTS=${VMTEST_PKTS:-50000}
+TCP_S=${VMTEST_TCP_S:-1}
+RR_MS=${VMTEST_RR_MS:-150}
+SECTIONS=,${VMTEST_SECTIONS:-pktgen,tcp,rr,shaped,anatomy,add,show},
+# Shapers are measured for their cost at a rate nothing here reaches, and
+# for their accuracy at SHAPED_RATE.
+FAST_RATE=100gbit
+SHAPED_RATE=1gbit
+SHAPED_MBIT=1000
+EDT_OPTS=${VMTEST_EDT_OPTS:-rate $FAST_RATE}
+# pktgen's destination MAC is nobody's, so vb drops every packet at once.
+BOGUS_MAC=02:00:00:00:00:99
+PG=/proc/net/pktgen
+
+need qdiscctl tc ip iperf3 bpftool benchtool jq
+
+out() { echo "$*" >/dev/console; }
+note() { out "BENCHNOTE $*"; }
+bench() { out "BENCH $*"; }
+section() { case $SECTIONS in *",$1,"*) return 0 ;; esac; return 1; }
+now() { benchtool now; }
+# ns elapsed since $1 (a `now` value), in ms with one decimal
+ms_since() { echo $((($(now) - $1) / 100000)) | sed 's/\(.\)$/.\1/'; }
+
+# The kinds qdiscctl carries decide which pairs run.
+bpf_kinds=" $(qdiscctl kinds | awk '/^[a-z]/ { printf "%s ", $1 }')"
+has_kind() { case $bpf_kinds in *" $1 "*) return 0 ;; esac; return 1; }
+note "run ${VMTEST_BENCHID:-}"
+note "bpf kinds:$bpf_kinds"
+
+# --- topology: va (this namespace, pktgen and clients) -> vb (netns b) ---
+must ip netns add b
+must ip link add va address 02:00:00:00:00:01 type veth peer name vb netns b address 02:00:00:00:00:02
+must ip addr add 10.0.0.1/24 dev va
+must ip link set va up
+must ip -n b addr add 10.0.0.2/24 dev vb
+must ip -n b link set vb up
+must ip -n b link set lo up
+must ip neigh replace 10.0.0.2 lladdr 02:00:00:00:00:02 dev va nud permanent
+must ip -n b neigh replace 10.0.0.1 lladdr 02:00:00:00:00:01 dev vb nud permanent
+echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+ip netns exec b sh -c 'echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6'
+
+# kind_opts KIND: the options KIND cannot do without
+kind_opts() {
+	case $1 in
+	edt) echo "rate $FAST_RATE" ;;
+	esac
+}
+
+# A registration lives while one of its instances does: one instance of each
+# BPF kind on a dummy device keeps the kinds loaded while va's root changes.
+# Not edt: a root edt attaches a tcx egress program, and while any exists
+# every device's egress path takes the tcx branch (about 37 instructions a
+# packet for every other qdisc measured); edt is loaded when it is needed.
+keep() { # KIND: (re)create the keeper of KIND
+	[ "$1" != edt ] || return 0
+	ip link add "keep_$1" type dummy 2>/dev/null
+	must qdiscctl add dev "keep_$1" root "$1" $(kind_opts "$1")
+}
+# Deleting the device would leave the registration behind without instances.
+unkeep() {
+	[ "$1" != edt ] || return 0
+	qdiscctl del dev "keep_$1" root 2>/dev/null
+	ip link del "keep_$1" 2>/dev/null
+}
+for k in $bpf_kinds; do keep "$k"; done
+
+# qset KIND [OPTS]: make KIND va's root qdisc. sch_fq is tc's fq; the other
+# names are tc kinds or qdiscctl kinds.
+qset() {
+	_k=$1
+	shift
+	# qdiscctl del also detaches what a kind attached besides the qdisc
+	# (edt's tcx egress program), which would tax every later run.
+	qdiscctl del dev va root 2>/dev/null || tc qdisc del dev va root 2>/dev/null
+	if [ "${_qprev:-}" = edt ]; then
+		[ "$(bpftool -j net show dev va | jq '[.[].tc // [] | length] | add')" = 0 ] ||
+			fail "programs left on va after edt: $(bpftool net show dev va)"
+	fi
+	_qprev=$_k
+	case $_k in
+	noqueue) ;;
+	pfifo | pfifo_fast | bfifo) must tc qdisc add dev va root "$_k" "$@" ;;
+	sch_fq) must tc qdisc add dev va root fq "$@" ;;
+	htb)
+		must tc qdisc add dev va root handle 1: htb default 1
+		must tc class add dev va parent 1: classid 1:1 htb rate "${1:-$FAST_RATE}"
+		;;
+	tbf) must tc qdisc add dev va root tbf rate "${1:-$FAST_RATE}" burst "${2:-4mb}" latency 100ms ;;
+	edt)
+		if [ -n "${1:-}" ]; then must qdiscctl add dev va root edt rate "$1"; else must qdiscctl add dev va root edt $EDT_OPTS; fi
+		;;
+	*) must qdiscctl add dev va root "$_k" "$@" ;;
+	esac
+}
+
+sent_pkts() { tc -s qdisc show dev va | sed -n 's/^ Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n 1; }
+sent_bytes() { tc -s qdisc show dev va | sed -n 's/^ Sent \([0-9]*\) bytes.*/\1/p' | head -n 1; }
+
+# The pairs: the native kind first, BPF kinds after their reference.
+kinds_main="noqueue pfifo"
+has_kind fifo && kinds_main="$kinds_main fifo"
+kinds_main="$kinds_main pfifo_fast"
+has_kind prio && kinds_main="$kinds_main prio"
+kinds_main="$kinds_main sch_fq"
+has_kind fq && kinds_main="$kinds_main fq"
+kinds_main="$kinds_main htb tbf"
+has_kind edt && kinds_main="$kinds_main edt"
+kinds_flows="sch_fq"
+has_kind fq && kinds_flows="$kinds_flows fq"
+# TCP and request/response runs are slow under TCG: only the kinds of
+# pairs that exist.
+kinds_pairs=
+has_kind fifo && kinds_pairs="$kinds_pairs pfifo fifo"
+has_kind prio && kinds_pairs="$kinds_pairs pfifo_fast prio"
+has_kind fq && kinds_pairs="$kinds_pairs sch_fq fq"
+has_kind edt && kinds_pairs="$kinds_pairs htb tbf edt"
+note "kinds: $kinds_main; 1000 flows: $kinds_flows; TCP and rr: $kinds_pairs"
+
+# --- pktgen queue_xmit: packets through the root qdisc, instructions/packet ---
+pgw() { echo "$1" >"$2" || fail "pktgen: '$1' > $2"; }
+pktgen_setup() {
+	pgw "rem_device_all" $PG/kpktgend_0
+	pgw "add_device va" $PG/kpktgend_0
+	for _c in "count $PKTS" "clone_skb 0" "pkt_size 60" "delay 0" "dst 10.0.0.2" \
+		"dst_mac $BOGUS_MAC" "xmit_mode queue_xmit" "udp_src_min 9" "udp_src_max 9"; do
+		pgw "$_c" $PG/va
+	done
+}
+# pktgen_run TEST KIND REP: one run; instructions/packet from pktgen's own
+# elapsed time, which covers only its transmit loop.
+pktgen_run() {
+	_before=$(sent_pkts)
+	pgw start $PG/pgctrl
+	_us=$(sed -n 's/.*Result: OK: \([0-9]*\)(.*/\1/p' $PG/va)
+	[ -n "$_us" ] || fail "pktgen: no result: $(cat $PG/va)"
+	_sent=$(($(sent_pkts) - ${_before:-0}))
+	[ "$2" = noqueue ] || [ "$_sent" = "$PKTS" ] || note "warning: $1 $2 rep $3: qdisc sent $_sent of $PKTS"
+	bench "$1" ipp "$2" "$3" "$(awk -v us="$_us" -v n="$PKTS" 'BEGIN { printf "%.3f", us * 1000 / n }')"
+}
+
+if section pktgen; then
+	t0=$(now)
+	pktgen_setup
+	for rep in $(seq "$REPS"); do
+		for k in $kinds_main; do
+			qset "$k"
+			pktgen_run pktgen "$k" "$rep"
+		done
+		# 1,000 flows: UDP source ports 1..1000 in turn; orphan_mask wide
+		# enough that (almost) every port is its own flow in both fqs.
+		pgw "udp_src_min 1" $PG/va
+		pgw "udp_src_max 1001" $PG/va
+		for k in $kinds_flows; do
+			qset "$k" orphan_mask 65535
+			pktgen_run pktgen1000 "$k" "$rep"
+		done
+		pgw "udp_src_min 9" $PG/va
+		pgw "udp_src_max 9" $PG/va
+	done
+	note "section pktgen: $(ms_since "$t0") ms guest"
+fi
+
+# --- TCP: iperf3, 1 and 8 flows; request/response: benchtool rr ---
+ip netns exec b iperf3 -s >/dev/null 2>&1 &
+ip netns exec b benchtool rr-server 5202 >/dev/null 2>&1 &
+_servers_up() { ip netns exec b ss -Hltn | grep -q ':5201 ' && ip netns exec b ss -Hltn | grep -q ':5202 '; }
+wait_until 10 _servers_up || fail "servers in b did not start"
+
+# tcp_mbit FLOWS: iperf3's receiver rate over all flows, in Mbit/s.
+tcp_mbit() {
+	iperf3 -c 10.0.0.2 -t "$TCP_S" -P "$1" -J >/tmp/iperf.json 2>&1 || fail "iperf3: $(cat /tmp/iperf.json)"
+	jq -r '.end.sum_received.bits_per_second / 1e6' /tmp/iperf.json
+}
+
+if section tcp; then
+	t0=$(now)
+	for rep in $(seq "$REPS"); do
+		for k in $kinds_pairs; do
+			qset "$k"
+			bench tcp1 mbit "$k" "$rep" "$(tcp_mbit 1)"
+			bench tcp8 mbit "$k" "$rep" "$(tcp_mbit 8)"
+		done
+	done
+	note "section tcp: $(ms_since "$t0") ms guest"
+fi
+
+if section rr; then
+	t0=$(now)
+	for rep in $(seq "$REPS"); do
+		for k in $kinds_pairs; do
+			qset "$k"
+			set -- $(benchtool rr-client 10.0.0.2 5202 "$RR_MS") || fail "rr-client"
+			bench rr tps "$k" "$rep" "$(awk -v t="$1" -v ns="$2" 'BEGIN { printf "%.1f", t * 1e9 / ns }')"
+			bench rr us "$k" "$rep" "$(awk -v t="$1" -v ns="$2" 'BEGIN { printf "%.3f", ns / t / 1000 }')"
+		done
+	done
+	note "section rr: $(ms_since "$t0") ms guest"
+fi
+
+# --- shapers at SHAPED_RATE: the rate achieved at the qdisc, one TCP flow ---
+if section shaped; then
+	t0=$(now)
+	shapers="htb tbf"
+	has_kind edt && shapers="$shapers edt"
+	for rep in $(seq "$REPS"); do
+		for k in $shapers; do
+			case $k in
+			tbf) qset tbf "$SHAPED_RATE" 64kb ;;
+			*) qset "$k" "$SHAPED_RATE" ;;
+			esac
+			# The qdisc's own byte count: what a shaper meters (for GSO
+			# packets it includes every segment's headers; the device's
+			# tx_bytes does not).
+			iperf3 -c 10.0.0.2 -t 1 >/tmp/iperf.out 2>&1 &
+			ipid=$!
+			sleep 0.25
+			b0=$(sent_bytes) n0=$(now)
+			sleep 0.6
+			b1=$(sent_bytes) n1=$(now)
+			wait "$ipid" || fail "iperf3: $(cat /tmp/iperf.out)"
+			bench shaped rate_ratio "$k" "$rep" \
+				"$(awk -v b="$((b1 - b0))" -v ns="$((n1 - n0))" -v r="$SHAPED_MBIT" 'BEGIN { printf "%.5f", b * 8000 / ns / r }')"
+		done
+	done
+	note "section shaped: $(ms_since "$t0") ms guest"
+fi
+qset noqueue
+
+# --- where a BPF qdisc's instructions go (one run each, same pktgen) ---
+# T: one trampoline round trip = bfifo with an empty fentry program on
+# bfifo_enqueue minus bfifo. Bodies: bpf_stats' run_time_ns (instructions,
+# under icount) per call, minus what the same window reads for the empty
+# program.
+if section anatomy && [ -f /tests/files/tramp.bpf.o ]; then
+	t0=$(now)
+	pktgen_setup
+	qset pfifo && pktgen_run anatomy pfifo 1
+	qset bfifo limit 1000 && pktgen_run anatomy bfifo 1
+	bpftool prog load /tests/files/tramp.bpf.o /sys/fs/bpf/bench_tramp autoattach ||
+		fail "cannot attach the empty fentry program"
+	pktgen_run anatomy bfifo+fentry 1
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	set -- $(benchtool progstat bench_empty)
+	pktgen_run anatomy-stats bfifo+fentry 1
+	set -- $(benchtool progstat bench_empty) "$@"
+	bench anatomy window empty 1 "$(awk -v t="$(($1 - $3))" -v c="$(($2 - $4))" 'BEGIN { printf "%.3f", t / c }')"
+	rm -f /sys/fs/bpf/bench_tramp
+	for k in $bpf_kinds; do
+		qset "$k"
+		before=$(benchtool progstat "${k}_enqueue" "${k}_dequeue")
+		pktgen_run anatomy-stats "$k" 1
+		set -- $(benchtool progstat "${k}_enqueue" "${k}_dequeue") $before
+		bench anatomy enq_window "$k" 1 "$(awk -v t="$(($1 - $5))" -v c="$(($2 - $6))" 'BEGIN { printf "%.3f", t / c }')"
+		bench anatomy enq_calls "$k" 1 "$(awk -v c="$(($2 - $6))" -v n="$PKTS" 'BEGIN { printf "%.4f", c / n }')"
+		bench anatomy deq_window "$k" 1 "$(awk -v t="$(($3 - $7))" -v c="$(($4 - $8))" 'BEGIN { printf "%.3f", t / c }')"
+		bench anatomy deq_calls "$k" 1 "$(awk -v c="$(($4 - $8))" -v n="$PKTS" 'BEGIN { printf "%.4f", c / n }')"
+	done
+	echo 0 >/proc/sys/kernel/bpf_stats_enabled
+	qset noqueue
+	note "section anatomy: $(ms_since "$t0") ms guest"
+fi
+
+# --- qdiscctl's own cost: add = load + verify + register + attach ---
+tm() { # CMD...: guest ms the command took (it must succeed)
+	set -- $(benchtool time "$@")
+	[ "$2" = 0 ] || fail "timed command failed ($2)"
+	awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e6 }'
+}
+if section add; then
+	t0=$(now)
+	ip link add add0 type dummy
+	for rep in $(seq "$REPS"); do
+		bench add ms tc-pfifo "$rep" "$(tm tc qdisc add dev add0 root pfifo)"
+		tc qdisc del dev add0 root
+		bench add ms qdiscctl-pfifo "$rep" "$(tm qdiscctl add dev add0 root pfifo)"
+		tc qdisc del dev add0 root
+		for k in $bpf_kinds; do
+			unkeep "$k"
+			bench add ms "$k" "$rep" "$(tm qdiscctl add dev va root "$k" $(kind_opts "$k"))"
+			bench add ms "$k-2nd" "$rep" "$(tm qdiscctl add dev add0 root "$k" $(kind_opts "$k"))"
+			bench add ms "del-$k-2nd" "$rep" "$(tm qdiscctl del dev add0 root)"
+			bench add ms "del-$k-last" "$rep" "$(tm qdiscctl del dev va root)"
+			keep "$k"
+		done
+	done
+	ip link del add0
+	note "section add: $(ms_since "$t0") ms guest"
+fi
+
+# --- show -s with 1,000 qdiscs: 1,000 dummy devices in netns s ---
+if section show; then
+	t0=$(now)
+	for k in $bpf_kinds; do unkeep "$k"; done
+	qset noqueue
+	must ip netns add s
+	i=0
+	while [ $i -lt 1000 ]; do echo "link add d$i type dummy"; i=$((i + 1)); done >/tmp/links.batch
+	must ip -n s -b /tmp/links.batch
+	# As many instances of each BPF kind as it allows, the rest pfifo.
+	i=0
+	for k in $bpf_kinds; do
+		j=0
+		while [ $j -lt 64 ]; do echo "add dev d$((i + j)) root $k $(kind_opts "$k")"; j=$((j + 1)); done >/tmp/q.batch
+		qdiscctl -n s --force -b /tmp/q.batch >/dev/null 2>&1
+		n=$(tc -n s qdisc show | grep -c "qdiscctl_$k ")
+		note "show: $n $k instances"
+		bench show count "$k" 1 "$n"
+		i=$((i + 64))
+	done
+	# The devices are down: tc lists only the qdiscs added to them.
+	tc -n s qdisc show | awk '{ for (i = 1; i < NF; i++) if ($i == "dev") have[$(i + 1)] = 1 }
+		END { for (i = 0; i < 1000; i++) if (!(("d" i) in have)) print "qdisc add dev d" i " root pfifo" }' >/tmp/q.batch
+	must tc -n s -b /tmp/q.batch
+	bench show count pfifo 1 "$(tc -n s qdisc show | grep -c '^qdisc pfifo ')"
+	bench show count total 1 "$(tc -n s qdisc show | grep -c '^qdisc ')"
+	for rep in $(seq "$REPS"); do
+		bench show ms qdiscctl "$rep" "$(tm qdiscctl -n s -s show)"
+		bench show ms tc "$rep" "$(tm tc -n s -s qdisc show)"
+		bench show-json ms qdiscctl "$rep" "$(tm qdiscctl -n s -s -j show)"
+		bench show-json ms tc "$rep" "$(tm tc -n s -s -j qdisc show)"
+	done
+	# The outputs list the same qdiscs.
+	a=$(qdiscctl -n s -s -j show | jq length) b=$(tc -n s -s -j qdisc show | jq length)
+	[ "$a" = "$b" ] || fail "show lists $a qdiscs, tc $b"
+	ip netns del s
+	note "section show: $(ms_since "$t0") ms guest"
+fi
+
+for k in $bpf_kinds; do unkeep "$k"; done
+tc qdisc del dev va root 2>/dev/null
+note "done"
