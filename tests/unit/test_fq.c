@@ -12,28 +12,10 @@
 #include "kinds/flows.h"
 #include "kinds/kind.h"
 #include "lib/json_print.h"
+#include "capture.h"
 #include "test.h"
 
 #define NOW 1000000000000ULL /* CLOCK_MONOTONIC "now", ns */
-
-static char *buf;
-static size_t len;
-static FILE *capf;
-
-static void cap_start(bool json)
-{
-	free(buf);
-	buf = NULL;
-	capf = open_memstream(&buf, &len);
-	out_start(capf, json, false);
-}
-
-static char *cap_end(void)
-{
-	out_end();
-	fclose(capf);
-	return buf;
-}
 
 static int parse(const struct qd_kind *k, struct fq_cfg *c, const char *line)
 {

@@ -5,6 +5,7 @@
 
 #include "kinds/kind.h"
 #include "lib/json_print.h"
+#include "capture.h"
 #include "test.h"
 
 struct t_cfg {
@@ -83,19 +84,11 @@ static int parse(struct t_cfg *c, const char *line)
 
 static char *print_cfg(const struct t_cfg *c, bool json)
 {
-	static char *buf;
-	size_t len;
-	FILE *f;
-
-	free(buf);
-	f = open_memstream(&buf, &len);
-	out_start(f, json, false);
+	cap_start(json);
 	open_json_object(NULL);
 	qd_kind_print(&t_kind, c);
 	close_json_object();
-	out_end();
-	fclose(f);
-	return buf;
+	return cap_end();
 }
 
 /* A second kind for the keyword types, special words, flags and merging. */
@@ -197,19 +190,11 @@ static int change2(const struct t2_cfg *cur, struct t2_cfg *c, const char *line)
 
 static char *print2(const struct t2_cfg *c, bool json)
 {
-	static char *buf;
-	size_t len;
-	FILE *f;
-
-	free(buf);
-	f = open_memstream(&buf, &len);
-	out_start(f, json, false);
+	cap_start(json);
 	open_json_object(NULL);
 	qd_kind_print(&t2_kind, c);
 	close_json_object();
-	out_end();
-	fclose(f);
-	return buf;
+	return cap_end();
 }
 
 static void test_keywords_and_specials(void)

@@ -15,6 +15,7 @@
 #include "lib/qdisc_print.h"
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"
+#include "capture.h"
 #include "test.h"
 
 /* Golden messages are laid out by hand, a field a line group. */
@@ -175,19 +176,11 @@ static void test_reply_extack(void)
 
 static char *render(const struct qdisc_info *qi, bool json, bool stats, const char *dev)
 {
-	static char *buf;
-	size_t len;
-	FILE *f;
-
-	free(buf);
-	f = open_memstream(&buf, &len);
-	out_start(f, json, false);
+	cap_start(json);
 	open_json_array(PRINT_JSON, NULL);
 	qdisc_print(qi, dev, stats, NULL, NULL, NULL);
 	close_json_array(PRINT_JSON, NULL);
-	out_end();
-	fclose(f);
-	return buf;
+	return cap_end();
 }
 
 static void test_print(void)
