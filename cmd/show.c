@@ -89,10 +89,12 @@ static void print_xstats(const struct qdisc_info *qi, void *data)
 
 	if (!(reg = show_instance(data, qi, &id)) || !reg->kind->stats)
 		return;
-	char inst[reg->inst_size];
+	char inst[reg->inst_size], cfg[reg->kind->cfg_size];
 	if (qd_reg_inst(reg, id, inst))
 		return;
 	qd_kind_print_stats(reg->kind, inst, reg->inst_size, show_now());
+	if (reg->kind->rows && !qd_reg_cfg(reg, id, cfg))
+		qd_kind_print_rows(reg->kind, cfg, inst, reg->inst_size);
 }
 
 static int show_one(const struct qdisc_info *qi, void *data)

@@ -25,6 +25,8 @@ static const char *type_name(const struct qd_opt *o)
 		return "choice";
 	case QD_OPT_BOOL:
 		return "bool";
+	case QD_OPT_CGROUPS:
+		return "cgroups";
 	default:
 		return qd_opt_metavar(o);
 	}
@@ -42,6 +44,9 @@ void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len)
 					      o->choices[i]);
 			if (n < len)
 				n += snprintf(buf + n, len - n, "]");
+		} else if (o->type == QD_OPT_CGROUPS) {
+			n += snprintf(buf + n, len - n, " [%s %s | %s PATH]...", o->name,
+				      qd_opt_metavar(o), o->unset);
 		} else if (o->flags & QD_OPT_REQUIRED) {
 			n += snprintf(buf + n, len - n, " %s %s", o->name, qd_opt_metavar(o));
 		} else {
@@ -54,6 +59,10 @@ void qd_opt_label(const struct qd_opt *o, char *buf, size_t len)
 {
 	size_t n = 0;
 
+	if (o->type == QD_OPT_CGROUPS) {
+		snprintf(buf, len, "%s %s | %s PATH", o->name, qd_opt_metavar(o), o->unset);
+		return;
+	}
 	if (!qd_opt_is_keyword(o)) {
 		snprintf(buf, len, "%s %s", o->name, qd_opt_metavar(o));
 		return;
@@ -137,6 +146,11 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 				print_uint(PRINT_JSON, "default", NULL, o->def);
 			print_uint(PRINT_JSON, "min", NULL, o->min);
 			print_uint(PRINT_JSON, "max", NULL, o->max);
+		}
+		if (o->type == QD_OPT_CGROUPS) {
+			print_uint(PRINT_JSON, "entries", NULL, o->count);
+			print_string(PRINT_JSON, "value", NULL, o->sub);
+			print_string(PRINT_JSON, "unset", NULL, o->unset);
 		}
 		if (o->special)
 			print_string(PRINT_JSON, "special", NULL, o->special);

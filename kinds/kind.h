@@ -19,6 +19,18 @@ enum qd_opt_type {
 	QD_OPT_CHOICE, /* one keyword of .choices, stored as its index; JSON "name":"keyword" */
 	QD_OPT_BOOL,   /* .choices = { off, on }, stored as 0 or 1; JSON "name":false|true */
 	QD_OPT_WORD,   /* one keyword of .choices, stored as its index; JSON "keyword":null */
+	/*
+	 * Repeatable "NAME PATH SUB VALUE": a value (of type .sub_type, in
+	 * min..max) for a cgroup v2 directory, in an array of .count struct
+	 * qd_cgroup_val at off (id 0: unused); "UNSET PATH" removes the entry.
+	 * JSON "NAME":[{"path":...,"id":...,"SUB":...}].
+	 */
+	QD_OPT_CGROUPS,
+};
+
+struct qd_cgroup_val {
+	uint64_t id; /* the cgroup's id: kernfs node id, its directory's inode number */
+	uint64_t val;
 };
 
 /* qd_opt.flags */
@@ -48,6 +60,11 @@ struct qd_opt {
 	uint64_t special_val;
 	/* JSON shows the value divided by this (tc reports some times in us); 0 = 1. */
 	unsigned int json_div;
+	/* QD_OPT_CGROUPS: entries, the word before the value, its type, the removing word. */
+	unsigned int count;
+	const char *sub;
+	enum qd_opt_type sub_type;
+	const char *unset;
 };
 
 enum qd_stat_type {
@@ -72,6 +89,21 @@ struct qd_stat {
 	unsigned int off;   /* in the "insts" value */
 	unsigned int width; /* 4 or 8 bytes */
 	unsigned int flags; /* QD_STAT_* */
+};
+
+/*
+ * Counters kept for each entry of a QD_OPT_CGROUPS option, in an array of
+ * the "insts" value: `show -s` prints a line (and a JSON object) an entry
+ * configured. Entry i owns row i; a row whose key is not the entry's
+ * cgroup id has not counted for that cgroup yet and shows zeros.
+ */
+struct qd_stat_rows {
+	const char *name;	     /* JSON key of the array */
+	const char *opt;	     /* the QD_OPT_CGROUPS option the rows follow */
+	unsigned int off;	     /* of row 0 in the "insts" value */
+	unsigned int stride;	     /* bytes a row */
+	unsigned int key_off;	     /* in a row: the cgroup id it counts for (8 bytes) */
+	const struct qd_stat *stats; /* offsets within a row; ended by an entry without a name */
 };
 
 enum qd_col_type {
@@ -120,6 +152,8 @@ struct qd_kind {
 	const void *(*elf_bytes)(size_t *size);
 	/* Counters in the "insts" value, ended by an entry without a name; or NULL. */
 	const struct qd_stat *stats;
+	/* Per-cgroup counters, or NULL. */
+	const struct qd_stat_rows *rows;
 	/* What `show ... flows` lists, or NULL. */
 	const struct qd_flows *flows;
 	/* Maps the registration pins besides insts, cfgs and pending; NULL-ended, or NULL. */
@@ -171,5 +205,7 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg);
  * lines like tc's xstats, JSON keys in the current object.
  */
 void qd_kind_print_stats(const struct qd_kind *k, const void *inst, size_t size, uint64_t now);
+/* Then k's per-entry counters (k->rows), for the entries configured in cfg. */
+void qd_kind_print_rows(const struct qd_kind *k, const void *cfg, const void *inst, size_t size);
 
 #endif

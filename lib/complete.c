@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cgroup.h"
 #include "lib/complete.h"
 #include "lib/units.h"
 
@@ -11,6 +12,8 @@ void qd_complete_kind_words(const struct qd_kind *k, FILE *f)
 	for (const struct qd_opt *o = k->opts; o->name; o++) {
 		if (!qd_opt_is_keyword(o)) {
 			fprintf(f, "%s\n", o->name);
+			if (o->unset)
+				fprintf(f, "%s\n", o->unset);
 			continue;
 		}
 		/* A keyword option is typed as one of its words, never by its name. */
@@ -22,6 +25,11 @@ void qd_complete_kind_words(const struct qd_kind *k, FILE *f)
 int qd_complete_kind_values(const struct qd_kind *k, const char *opt, FILE *f)
 {
 	for (const struct qd_opt *o = k->opts; o->name; o++) {
+		if (o->type == QD_OPT_CGROUPS &&
+		    (!strcmp(o->name, opt) || !strcmp(o->unset, opt))) {
+			qd_cgroup_list(f);
+			return 0;
+		}
 		if (qd_opt_is_keyword(o) || strcmp(o->name, opt))
 			continue;
 		if (o->special)
