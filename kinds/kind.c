@@ -53,6 +53,8 @@ const char *qd_opt_metavar(const struct qd_opt *o)
 		return "TIME";
 	case QD_OPT_RATE:
 		return "RATE";
+	case QD_OPT_LIST:
+		return "NUMBERS";
 	case QD_OPT_CHOICE:
 	case QD_OPT_BOOL:
 	case QD_OPT_WORD:
@@ -66,13 +68,22 @@ bool qd_opt_is_keyword(const struct qd_opt *o)
 	return o->type == QD_OPT_CHOICE || o->type == QD_OPT_BOOL || o->type == QD_OPT_WORD;
 }
 
-uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
+uint64_t qd_opt_get_at(const struct qd_opt *o, const void *cfg, unsigned int i)
 {
-	const char *p = (const char *)cfg + o->off;
+	const char *p = (const char *)cfg + o->off + (size_t)i * o->width;
+	uint8_t v8;
+	uint16_t v16;
 	uint32_t v32;
 	uint64_t v64;
 
-	if (o->width == 4) {
+	switch (o->width) {
+	case 1:
+		memcpy(&v8, p, sizeof(v8));
+		return v8;
+	case 2:
+		memcpy(&v16, p, sizeof(v16));
+		return v16;
+	case 4:
 		memcpy(&v32, p, sizeof(v32));
 		return v32;
 	}
@@ -80,15 +91,43 @@ uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
 	return v64;
 }
 
-void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v)
+void qd_opt_set_at(const struct qd_opt *o, void *cfg, unsigned int i, uint64_t v)
 {
-	char *p = (char *)cfg + o->off;
+	char *p = (char *)cfg + o->off + (size_t)i * o->width;
+	uint8_t v8 = v;
+	uint16_t v16 = v;
 	uint32_t v32 = v;
 
-	if (o->width == 4)
+	switch (o->width) {
+	case 1:
+		memcpy(p, &v8, sizeof(v8));
+		break;
+	case 2:
+		memcpy(p, &v16, sizeof(v16));
+		break;
+	case 4:
 		memcpy(p, &v32, sizeof(v32));
-	else
+		break;
+	default:
 		memcpy(p, &v, sizeof(v));
+	}
+}
+
+uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
+{
+	return qd_opt_get_at(o, cfg, 0);
+}
+
+void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v)
+{
+	qd_opt_set_at(o, cfg, 0, v);
+}
+
+unsigned int qd_opt_nvalues(const struct qd_opt *o)
+{
+	if (qd_opt_is_keyword(o))
+		return 0;
+	return o->type == QD_OPT_LIST ? o->count : 1;
 }
 
 /* A keyword option's word for v; a value no keyword has (a map written by hand) shows as "?". */
@@ -108,6 +147,9 @@ const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t le
 	case QD_OPT_COUNT:
 		snprintf(buf, len, "%llu%s", (unsigned long long)v, o->unit ? o->unit : "");
 		return buf;
+	case QD_OPT_LIST:
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		return buf;
 	case QD_OPT_SIZE:
 		return sprint_size(v, buf, len);
 	case QD_OPT_TIME:
@@ -125,8 +167,14 @@ const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t le
 void qd_kind_defaults(const struct qd_kind *k, void *cfg)
 {
 	memset(cfg, 0, k->cfg_size);
-	for (const struct qd_opt *o = k->opts; o->name; o++)
-		qd_opt_set(o, cfg, o->def);
+	for (const struct qd_opt *o = k->opts; o->name; o++) {
+		if (o->type != QD_OPT_LIST) {
+			qd_opt_set(o, cfg, o->def);
+			continue;
+		}
+		for (unsigned int i = 0; i < o->count; i++)
+			qd_opt_set_at(o, cfg, i, o->defs[i]);
+	}
 }
 
 static const struct qd_opt *find_keyword(const struct qd_kind *k, const char *word, uint64_t *idx)
@@ -166,7 +214,8 @@ static int parse_value(const struct qd_opt *o, const char *s, uint64_t *v)
 
 	switch (o->type) {
 	case QD_OPT_COUNT:
-		if (o->width == 4) {
+	case QD_OPT_LIST:
+		if (o->width <= 4) {
 			err = parse_u32(s, &v32);
 			*v = v32;
 			return err;
@@ -243,7 +292,55 @@ static int parse_option(const struct qd_kind *k, const struct qd_opt *o, const c
 	return 0;
 }
 
+/*
+ * "NAME V1 ... Vcount" from argv[*i] on: all count values, each checked as
+ * a single value is; one more number after them is an error, not an
+ * option name. Leaves *i at the last word used.
+ */
+static int parse_list(const struct qd_kind *k, const struct qd_opt *o, int argc, char **argv,
+		      int *i, void *cfg)
+{
+	char range[2 * UNITS_BUF + 32];
+	uint64_t v;
+	int first = *i + 1;
+
+	print_range(o, range, sizeof(range));
+	for (unsigned int n = 0; n < o->count; n++) {
+		int w = first + n;
+
+		if (w >= argc) {
+			qd_err("%s: %s takes %u numbers, got %u", k->name, o->name, o->count, n);
+			return -EINVAL;
+		}
+		if (parse_value(o, argv[w], &v)) {
+			qd_err("%s: %s takes %u numbers, got %u before \"%s\"", k->name, o->name,
+			       o->count, n, argv[w]);
+			return -EINVAL;
+		}
+		if (v < o->min || v > o->max) {
+			qd_err("%s: %s value \"%s\" is out of range %s", k->name, o->name, argv[w],
+			       range);
+			return -EINVAL;
+		}
+		qd_opt_set_at(o, cfg, n, v);
+	}
+	*i = first + o->count - 1;
+	if (*i + 1 < argc && !parse_value(o, argv[*i + 1], &v)) {
+		qd_err("%s: %s takes %u numbers; \"%s\" is one more", k->name, o->name, o->count,
+		       argv[*i + 1]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
+{
+	if (qd_kind_parse_words(k, argc, argv, cfg))
+		return -EINVAL;
+	return k->check ? k->check(k, cfg) : 0;
+}
+
+int qd_kind_parse_words(const struct qd_kind *k, int argc, char **argv, void *cfg)
 {
 	for (int i = 0; i < argc; i++) {
 		const struct qd_opt *o;
@@ -260,6 +357,11 @@ int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
 			       argv[i], k->name);
 			return -EINVAL;
 		}
+		if (o->type == QD_OPT_LIST) {
+			if (parse_list(k, o, argc, argv, &i, cfg))
+				return -EINVAL;
+			continue;
+		}
 		if (!qd_need_arg(argc, argv, i))
 			return -EINVAL;
 		if (parse_option(k, o, argv[++i], cfg))
@@ -275,12 +377,14 @@ int qd_kind_check_required(const struct qd_kind *k, int argc, char **argv)
 
 		if (!(o->flags & QD_OPT_REQUIRED))
 			continue;
-		/* Option words and values alternate, so look at the names only. */
+		/* Option words are followed by their values: look at the names only. */
 		for (i = 0; i < argc; i++) {
+			const struct qd_opt *n;
+
 			if (!strcmp(argv[i], o->name))
 				break;
-			if (find_named(k, argv[i]))
-				i++;
+			if ((n = find_named(k, argv[i])))
+				i += qd_opt_nvalues(n);
 		}
 		if (i >= argc) {
 			qd_err("%s: \"%s\" is required (see 'qdiscctl help %s')", k->name, o->name,
@@ -326,6 +430,17 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg)
 		case QD_OPT_WORD:
 			/* As tc prints horizon_drop: the word in text, a key with null in JSON. */
 			print_null(PRINT_ANY, keyword(o, v), "%s ", keyword(o, v));
+			break;
+		case QD_OPT_LIST:
+			/* As tc prints priomap: "priomap 1 2 ...", JSON "priomap":[1,2,...]. */
+			open_json_array(PRINT_JSON, o->name);
+			print_text("%s ", o->name);
+			for (unsigned int i = 0; i < o->count; i++) {
+				v = qd_opt_get_at(o, cfg, i);
+				print_uint(PRINT_JSON, NULL, NULL, v);
+				print_text("%llu ", (unsigned long long)v);
+			}
+			close_json_array(PRINT_JSON, NULL);
 			break;
 		}
 	}

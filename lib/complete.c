@@ -19,11 +19,31 @@ void qd_complete_kind_words(const struct qd_kind *k, FILE *f)
 	}
 }
 
-int qd_complete_kind_values(const struct qd_kind *k, const char *opt, FILE *f)
+static const struct qd_opt *named(const struct qd_kind *k, const char *word)
 {
-	for (const struct qd_opt *o = k->opts; o->name; o++) {
-		if (qd_opt_is_keyword(o) || strcmp(o->name, opt))
+	for (const struct qd_opt *o = k->opts; o->name; o++)
+		if (!qd_opt_is_keyword(o) && !strcmp(o->name, word))
+			return o;
+	return NULL;
+}
+
+int qd_complete_kind_values(const struct qd_kind *k, int argc, char **argv, FILE *f)
+{
+	const struct qd_opt *o = NULL;
+
+	/* Which option's values the next word is, if any: a list takes several. */
+	for (int i = 0; i < argc; i++) {
+		const struct qd_opt *n = named(k, argv[i]);
+
+		if (!n)
 			continue;
+		if (i + (int)qd_opt_nvalues(n) >= argc) {
+			o = n;
+			break;
+		}
+		i += qd_opt_nvalues(n);
+	}
+	if (o) {
 		if (o->special)
 			fprintf(f, "%s\n", o->special);
 		/* Powers of two are few: 13 up to 4096, at most 64 for any width. */

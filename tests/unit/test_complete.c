@@ -84,20 +84,20 @@ static void test_words(void)
 static void test_values(void)
 {
 	begin();
-	CHECK(qd_complete_kind_values(&t_kind, "buckets", mem) == 0);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "buckets" }, mem) == 0);
 	CHECK_STR(end(), "4 8 16 32 64 ");
 	begin();
-	CHECK(qd_complete_kind_values(&t_kind, "rate", mem) == 0);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "rate" }, mem) == 0);
 	CHECK_STR(end(), "unlimited ");
 	/* An open range: takes a value, none to offer. */
 	begin();
-	CHECK(qd_complete_kind_values(&t_kind, "limit", mem) == 0);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "limit" }, mem) == 0);
 	CHECK_STR(end(), "");
 	/* Keywords take no value; neither do unknown words. */
 	begin();
-	CHECK(qd_complete_kind_values(&t_kind, "mode", mem) == -ENOENT);
-	CHECK(qd_complete_kind_values(&t_kind, "drop", mem) == -ENOENT);
-	CHECK(qd_complete_kind_values(&t_kind, "nosuch", mem) == -ENOENT);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "mode" }, mem) == -ENOENT);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "drop" }, mem) == -ENOENT);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "nosuch" }, mem) == -ENOENT);
 	CHECK_STR(end(), "");
 }
 
