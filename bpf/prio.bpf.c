@@ -12,9 +12,11 @@
  *
  * As in fifo, a packet that finds the whole qdisc empty waits in the
  * instance's fast slot instead of a ring, and the final empty dequeue reads
- * only sch->q.qlen. Its band is kept next to it, for the band's counters
- * and so that userspace sees it queued. No lock (the root lock serialises
- * an instance), no allocation per packet.
+ * only sch->q.qlen. Such a packet is counted in its band when it arrives,
+ * where band and length are at hand, so that its dequeue is fifo's; its
+ * band, length and segments are kept next to it for userspace, which
+ * shows it queued rather than sent. No lock (the root lock serialises an
+ * instance), no allocation per packet.
  */
 #include "common.h"
 #include "prio.h"
@@ -104,9 +106,14 @@ static __always_inline void prio_drain(struct prio_inst *in, u32 id)
 	int i, j;
 
 	skb = bpf_kptr_xchg(&in->fast, NULL);
-	if (skb)
+	if (skb) {
+		/* Counted when it arrived, but never sent. */
+		struct prio_band *b = &in->band[in->fast_band & (PRIO_BANDS_MAX - 1)];
+
+		b->bytes -= in->fast_len;
+		b->packets -= in->fast_segs;
 		bpf_kfree_skb(skb);
-	in->fast_band = PRIO_NO_BAND;
+	}
 	in->fast_len = 0;
 	bpf_for(i, 0, PRIO_BANDS_MAX) {
 		struct prio_band *b = &in->band[i & (PRIO_BANDS_MAX - 1)];
@@ -144,19 +151,24 @@ int prio_enqueue(unsigned long long *ctx)
 	struct Qdisc *sch = ENQ_SCH(ctx);
 	struct prio_band *b;
 	struct prio_slot *s;
-	u32 band, len, limit, n;
+	u32 band, len, limit, n, segs;
 
 	if (!in || !cfg)
 		goto drop_nostat;
 	band = cfg->priomap[skb->priority & (PRIO_PRIOS - 1)] & (PRIO_BANDS_MAX - 1);
 	len = qdisc_pkt_len(skb);
+	b = &in->band[band];
 	if (!sch->q.qlen) {
 		/* Empty, so below any limit (>= 1) and the fast slot is free. */
 		sch->q.qlen = 1;
 		sch->qstats.backlog += len;
+		segs = prio_segs(skb, len);
+		b->bytes += len;
+		b->packets += segs;
 		in->fast_band = band;
 		in->fast_len = len;
-		skb = bpf_kptr_xchg(&in->fast, skb);
+		in->fast_segs = segs;
+		skb = bpf_kptr_xchg(&in->fast, ENQ_SKB(ctx));
 		if (!skb)
 			return NET_XMIT_SUCCESS;
 		/* Cannot happen; should it, drop what was there rather than leak it. */
@@ -165,7 +177,6 @@ int prio_enqueue(unsigned long long *ctx)
 		sch->qstats.backlog -= qdisc_pkt_len(skb);
 		goto drop_nostat;
 	}
-	b = &in->band[band];
 	limit = cfg->limit;
 	if (!limit) {
 		/* pfifo_fast's bound: the device's txqueuelen, a band. */
@@ -173,7 +184,7 @@ int prio_enqueue(unsigned long long *ctx)
 		if (limit > PRIO_RING)
 			limit = PRIO_RING;
 	}
-	n = b->tail - b->head + (in->fast_band == band);
+	n = b->tail - b->head + (in->fast_len && in->fast_band == band);
 	if (n >= limit)
 		goto drop;
 	s = prio_slot(id, band, b->tail);
@@ -205,7 +216,6 @@ SEC("struct_ops/prio_dequeue")
 struct sk_buff *BPF_PROG(prio_dequeue, struct Qdisc *sch)
 {
 	struct prio_inst *in;
-	struct prio_band *b;
 	struct sk_buff *skb;
 	u32 id, band, len;
 
@@ -217,14 +227,13 @@ struct sk_buff *BPF_PROG(prio_dequeue, struct Qdisc *sch)
 		return NULL;
 	if (in->fast) {
 		/* It arrived at an empty qdisc: nothing queued is older. */
+		in->fast_len = 0;
 		skb = bpf_kptr_xchg(&in->fast, NULL);
 		if (!skb)
 			return NULL;
-		b = &in->band[in->fast_band & (PRIO_BANDS_MAX - 1)];
-		in->fast_band = PRIO_NO_BAND;
-		in->fast_len = 0;
 		len = qdisc_pkt_len(skb);
 	} else {
+		struct prio_band *b;
 		struct prio_slot *s;
 
 		if (!in->active)
@@ -241,9 +250,9 @@ struct sk_buff *BPF_PROG(prio_dequeue, struct Qdisc *sch)
 			return NULL;
 		len = qdisc_pkt_len(skb);
 		b->backlog -= len;
+		b->bytes += len;
+		b->packets += prio_segs(skb, len);
 	}
-	b->bytes += len;
-	b->packets += prio_segs(skb, len);
 	sch->q.qlen--;
 	sch->qstats.backlog -= len;
 	bpf_qdisc_bstats_update(sch, skb);
@@ -266,7 +275,6 @@ int BPF_PROG(prio_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ex
 	if (!in)
 		return -ENOSPC;
 	/* .destroy left the fast slot and the rings empty; the counters start anew. */
-	in->fast_band = PRIO_NO_BAND;
 	in->fast_len = 0;
 	in->active = 0;
 	bpf_for(i, 0, PRIO_BANDS_MAX) {

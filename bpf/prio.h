@@ -13,9 +13,6 @@
 #define PRIO_RING 1024
 /* Instances of prio at once: each owns PRIO_BANDS_MAX rings (128 KiB). */
 #define PRIO_INSTANCES 32
-/* fast_band while the fast slot is empty. */
-#define PRIO_NO_BAND 0xffffffffU
-
 struct prio_cfg {
 	__u32 bands;
 	__u32 limit; /* packets a band holds; 0: the device's txqueuelen, at most PRIO_RING */
@@ -26,7 +23,7 @@ struct prio_band {
 	__u32 head; /* free-running ring positions */
 	__u32 tail;
 	__u64 backlog; /* bytes in the ring */
-	__u64 bytes;   /* dequeued, as the qdisc's totals count them */
+	__u64 bytes;   /* dequeued (and the fast packet), as the qdisc's totals count them */
 	__u64 packets;
 	__u64 drops;
 };
@@ -39,10 +36,15 @@ struct prio_inst {
 #else
 	__u64 fast; /* reads as 0 from userspace */
 #endif
-	__u32 fast_band; /* the fast packet's band, or PRIO_NO_BAND */
+	/*
+	 * The fast packet, counted in its band's bytes and packets when it
+	 * arrived (so that its dequeue touches no band): fast_len is 0 while
+	 * the slot is empty, and userspace takes it out of the counters.
+	 */
+	__u32 fast_band;
 	__u32 fast_len;
+	__u32 fast_segs;
 	__u32 active; /* bit b: band b's ring holds packets */
-	__u32 pad;
 	struct prio_band band[PRIO_BANDS_MAX];
 };
 

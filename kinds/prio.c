@@ -114,12 +114,13 @@ static unsigned int prio_fill(const void *inst, size_t size, const void *cfg, vo
 	memcpy(&in, inst, sizeof(in));
 	for (unsigned int i = 0; i < PRIO_BANDS_MAX; i++) {
 		const struct prio_band *b = &in.band[i];
-		bool fast = in.fast_band == i;
+		bool fast = in.fast_len && in.fast_band == i;
 
+		/* The fast packet was counted when it arrived; it is still queued. */
 		r[i] = (struct prio_band_rec){
 			.band = i,
-			.bytes = b->bytes,
-			.packets = b->packets,
+			.bytes = b->bytes - (fast ? in.fast_len : 0),
+			.packets = b->packets - (fast ? in.fast_segs : 0),
 			.drops = b->drops,
 			.backlog = b->backlog + (fast ? in.fast_len : 0),
 			.qlen = (__u32)(b->tail - b->head) + fast,

@@ -154,7 +154,7 @@ static char *print_table(const struct prio_inst *in, const struct prio_cfg *c, b
 
 static void test_table(void)
 {
-	struct prio_inst in = { .fast_band = PRIO_NO_BAND };
+	struct prio_inst in = {};
 	struct prio_cfg c;
 
 	CHECK_INT(parse(&c, ""), 0);
@@ -165,9 +165,12 @@ static void test_table(void)
 		  "  band 0: Sent 500 bytes 5 pkt (dropped 0) backlog 200b 2p\n"
 		  "  band 1: Sent 0 bytes 0 pkt (dropped 0) backlog 0b 0p\n"
 		  "  band 2: Sent 3000 bytes 2 pkt (dropped 4) backlog 0b 0p\n");
-	/* The packet in the fast slot counts in its band. */
+	/* The packet in the fast slot is queued in its band, not yet sent. */
 	in.fast_band = 1;
 	in.fast_len = 60;
+	in.fast_segs = 1;
+	in.band[1].bytes = 60;
+	in.band[1].packets = 1;
 	CHECK_STR(print_table(&in, &c, true),
 		  "{\"bands\":[{\"band\":0,\"bytes\":500,\"packets\":5,\"drops\":0,\"backlog\":200,"
 		  "\"qlen\":2},{\"band\":1,\"bytes\":0,\"packets\":0,\"drops\":0,\"backlog\":60,"

@@ -6,7 +6,7 @@
 # everything sent afterwards waits in the qdisc, in a known order.
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
-need qdiscctl jq ethtool chrt taskset udpflows udpsink
+need qdiscctl jq ethtool chrt taskset udpflows udpsink iperf3
 [ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] || skip "needs 2 CPUs"
 
 netns_pair --neigh
@@ -21,9 +21,10 @@ done
 [ -n "$napi" ] || skip "no NAPI thread for vb"
 big_sndbuf
 
-# send PRIO SPORT N: N datagrams of 200 bytes with SO_PRIORITY PRIO from SPORT.
+# send PRIO SPORT N: N datagrams of 200 bytes with SO_PRIORITY PRIO from SPORT,
+# unconnected so that no ICMP error from a port nobody listens on fails one.
 send() {
-	in_a udpflows -d "$IP_B" -p 9000 -s "$2" -q "$1" -n "$3" -l 200 -b 4000000 >/dev/null ||
+	in_a udpflows -U -d "$IP_B" -p 9000 -s "$2" -q "$1" -n "$3" -l 200 -b 4000000 >/dev/null ||
 		fail "udpflows -q $1 failed"
 }
 # bands_sum ST: the bands' counters summed, as the qdisc's keys.
@@ -150,6 +151,17 @@ st=$(qd -s -j show dev va)
 log "end: $(totals "$st")"
 assert_eq "$(jget "$st" '.[0].qlen')/$(jget "$st" '.[0].backlog')" 0/0 "drained"
 assert_eq "$(bands_sum "$st")" "$(totals "$st")" "bands add up to the totals at the end"
+
+# GSO packets: the bands count segments, as the qdisc's totals do.
+in_a ethtool -K va tso on gso on >/dev/null 2>&1
+iperf_server b
+must in_a iperf3 -c "$IP_B" -t 1 -S 0x10 >/tmp/iperf.log 2>&1
+st=$(qd -s -j show dev va)
+log "after TCP: $(totals "$st") bands $(jget "$st" '[.[0].bands[] | .packets] | tojson')"
+[ "$(jget "$st" '.[0].packets')" -gt $((547 + 1000)) ] || fail "TCP sent too little to tell"
+assert_eq "$(bands_sum "$st")" "$(totals "$st")" "bands add up to the totals with GSO"
+# TOS 0x10 (low delay) is TC_PRIO_INTERACTIVE: band 0.
+[ "$(band "$st" 0 packets)" -gt 1000 ] || fail "IP_TOS 0x10 did not map to band 0"
 
 must qd del dev va root
 assert_clean
