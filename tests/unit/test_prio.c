@@ -64,8 +64,9 @@ static char *print_opts(const struct prio_cfg *c, bool json)
 
 static void test_parse(void)
 {
-	static const __u8 pfifo_fast[PRIO_PRIOS] = { 1, 2, 2, 2, 1, 2, 0, 0,
-						     1, 1, 1, 1, 1, 1, 1, 1 };
+	static const __u8 pfifo_fast[PRIO_PRIOS] = {
+		1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1
+	};
 	struct prio_cfg c, cur;
 
 	CHECK_INT(parse(&c, ""), 0);
@@ -136,9 +137,9 @@ static void test_parse(void)
 	CHECK_INT(qd_kind_parse_words(k, 2, (char *[]){ "bands", "2" }, &c), 0);
 
 	/* add and replace need each option's name at most with its values. */
-	CHECK_INT(qd_kind_check_required(k, 17, (char *[]){ "priomap", "1", "1", "1", "1", "1",
-							    "1", "1", "1", "1", "1", "1", "1",
-							    "1", "1", "1", "1" }),
+	CHECK_INT(qd_kind_check_required(k, 17,
+					 (char *[]){ "priomap", "1", "1", "1", "1", "1", "1", "1",
+						     "1", "1", "1", "1", "1", "1", "1", "1", "1" }),
 		  0);
 	CHECK(qd_kind_knows(k, "priomap"));
 }
@@ -158,8 +159,9 @@ static void test_table(void)
 	struct prio_cfg c;
 
 	CHECK_INT(parse(&c, ""), 0);
-	in.band[0] = (struct prio_band){ .head = 5, .tail = 7, .backlog = 200, .bytes = 500,
-					 .packets = 5 };
+	in.band[0] = (struct prio_band){
+		.head = 5, .tail = 7, .backlog = 200, .bytes = 500, .packets = 5
+	};
 	in.band[2] = (struct prio_band){ .bytes = 3000, .packets = 2, .drops = 4 };
 	CHECK_STR(print_table(&in, &c, false),
 		  "  band 0: Sent 500 bytes 5 pkt (dropped 0) backlog 200b 2p\n"
