@@ -55,8 +55,8 @@ static const struct qd_opt prio_opts[] = {
 		.special = "txqueuelen",
 		.special_val = 0,
 		.flags = QD_OPT_QUIET_DEFAULT,
-		.help = "packets each band holds, as pfifo_fast: the device's txqueuelen "
-			"(at most 1024) unless given",
+		.help = "packets each band holds; txqueuelen: the device's, at most 1024, "
+			"as pfifo_fast",
 	},
 	{}
 };
