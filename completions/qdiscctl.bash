@@ -107,7 +107,7 @@ _qdiscctl()
 
 	# tc's grammar: keywords in any order, the first other word is the kind,
 	# everything after it the kind's options.
-	local dev='' kind='' place='' flows='' kinds
+	local dev='' kind='' kindi=0 place='' flows='' kinds
 	kinds=" $(_qdiscctl_q kinds | tr '\n' ' ') "
 	i=$((cmdi + 1))
 	while ((i < cword)); do
@@ -130,6 +130,7 @@ _qdiscctl()
 			((i++))
 		elif [[ $cmd != show ]]; then
 			kind=$w
+			kindi=$i
 		fi
 		((i++))
 	done
@@ -156,7 +157,9 @@ _qdiscctl()
 		# Not one of ours (pfifo): tc knows its options, we do not.
 		[[ $kinds == *" $kind "* ]] || return
 		local vals
-		if [[ $prev != "$kind" ]] && vals=$(_qdiscctl_q kind-values "$kind" "$prev"); then
+		# A value or an option name: the binary knows how many values each takes.
+		if ((cword > kindi + 1)) &&
+			vals=$(_qdiscctl_q kind-values "$kind" "${words[@]:kindi+1:cword-kindi-1}"); then
 			_qdiscctl_words "$vals"
 		else
 			_qdiscctl_reply "$(_qdiscctl_q kind-options "$kind")"

@@ -9,6 +9,15 @@
 
 const char *qd_opt_default_text(const struct qd_opt *o, char *buf, size_t len)
 {
+	if (o->type == QD_OPT_LIST) {
+		size_t n = 0;
+
+		buf[0] = '\0';
+		for (unsigned int i = 0; i < o->count && n < len; i++)
+			n += snprintf(buf + n, len - n, "%s%llu", i ? " " : "",
+				      (unsigned long long)o->defs[i]);
+		return buf;
+	}
 	/* Help says "1000", not "1000p": the unit is in the metavar. */
 	if (o->type == QD_OPT_COUNT && !(o->special && o->def == o->special_val)) {
 		snprintf(buf, len, "%llu", (unsigned long long)o->def);
@@ -25,6 +34,8 @@ static const char *type_name(const struct qd_opt *o)
 		return "choice";
 	case QD_OPT_BOOL:
 		return "bool";
+	case QD_OPT_LIST:
+		return "list";
 	case QD_OPT_CGROUPS:
 		return "cgroups";
 	default:
@@ -95,6 +106,22 @@ static void describe_tables(const struct qd_kind *k, bool detailed)
 		if (detailed)
 			print_text("\n");
 	}
+	if (k->table) {
+		open_json_object("stat_table");
+		print_string(PRINT_JSON, "name", NULL, k->table->name);
+		open_json_array(PRINT_JSON, "fields");
+		if (detailed)
+			print_text("\n%s (show -s, %s):", k->table->name, k->table->help);
+		for (const struct qd_stat *s = k->table->stats; s->name; s++) {
+			print_string(PRINT_JSON, NULL, NULL, s->name);
+			if (detailed)
+				print_text(" %s", s->name);
+		}
+		close_json_array(PRINT_JSON, NULL);
+		close_json_object();
+		if (detailed)
+			print_text("\n");
+	}
 	if (k->flows) {
 		open_json_array(PRINT_JSON, "flows");
 		if (detailed)
@@ -140,10 +167,17 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 			print_string(PRINT_JSON, "default", NULL,
 				     qd_opt_default_text(o, b, sizeof(b)));
 		} else {
-			if (o->flags & QD_OPT_REQUIRED)
+			if (o->flags & QD_OPT_REQUIRED) {
 				print_bool(PRINT_JSON, "required", NULL, true);
-			else
+			} else if (o->type == QD_OPT_LIST) {
+				print_uint(PRINT_JSON, "count", NULL, o->count);
+				open_json_array(PRINT_JSON, "default");
+				for (unsigned int i = 0; i < o->count; i++)
+					print_uint(PRINT_JSON, NULL, NULL, o->defs[i]);
+				close_json_array(PRINT_JSON, NULL);
+			} else {
 				print_uint(PRINT_JSON, "default", NULL, o->def);
+			}
 			print_uint(PRINT_JSON, "min", NULL, o->min);
 			print_uint(PRINT_JSON, "max", NULL, o->max);
 		}

@@ -54,6 +54,8 @@ const char *qd_opt_metavar(const struct qd_opt *o)
 		return "TIME";
 	case QD_OPT_RATE:
 		return "RATE";
+	case QD_OPT_LIST:
+		return "NUMBERS";
 	case QD_OPT_CGROUPS:
 		return "PATH";
 	case QD_OPT_CHOICE:
@@ -69,13 +71,22 @@ bool qd_opt_is_keyword(const struct qd_opt *o)
 	return o->type == QD_OPT_CHOICE || o->type == QD_OPT_BOOL || o->type == QD_OPT_WORD;
 }
 
-uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
+uint64_t qd_opt_get_at(const struct qd_opt *o, const void *cfg, unsigned int i)
 {
-	const char *p = (const char *)cfg + o->off;
+	const char *p = (const char *)cfg + o->off + (size_t)i * o->width;
+	uint8_t v8;
+	uint16_t v16;
 	uint32_t v32;
 	uint64_t v64;
 
-	if (o->width == 4) {
+	switch (o->width) {
+	case 1:
+		memcpy(&v8, p, sizeof(v8));
+		return v8;
+	case 2:
+		memcpy(&v16, p, sizeof(v16));
+		return v16;
+	case 4:
 		memcpy(&v32, p, sizeof(v32));
 		return v32;
 	}
@@ -83,15 +94,45 @@ uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
 	return v64;
 }
 
-void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v)
+void qd_opt_set_at(const struct qd_opt *o, void *cfg, unsigned int i, uint64_t v)
 {
-	char *p = (char *)cfg + o->off;
+	char *p = (char *)cfg + o->off + (size_t)i * o->width;
+	uint8_t v8 = v;
+	uint16_t v16 = v;
 	uint32_t v32 = v;
 
-	if (o->width == 4)
+	switch (o->width) {
+	case 1:
+		memcpy(p, &v8, sizeof(v8));
+		break;
+	case 2:
+		memcpy(p, &v16, sizeof(v16));
+		break;
+	case 4:
 		memcpy(p, &v32, sizeof(v32));
-	else
+		break;
+	default:
 		memcpy(p, &v, sizeof(v));
+	}
+}
+
+uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
+{
+	return qd_opt_get_at(o, cfg, 0);
+}
+
+void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v)
+{
+	qd_opt_set_at(o, cfg, 0, v);
+}
+
+unsigned int qd_opt_nvalues(const struct qd_opt *o)
+{
+	if (qd_opt_is_keyword(o))
+		return 0;
+	if (o->type == QD_OPT_CGROUPS)
+		return 3; /* PATH SUB VALUE */
+	return o->type == QD_OPT_LIST ? o->count : 1;
 }
 
 /* A keyword option's word for v; a value no keyword has (a map written by hand) shows as "?". */
@@ -110,6 +151,9 @@ const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t le
 	switch (o->type) {
 	case QD_OPT_COUNT:
 		snprintf(buf, len, "%llu%s", (unsigned long long)v, o->unit ? o->unit : "");
+		return buf;
+	case QD_OPT_LIST:
+		snprintf(buf, len, "%llu", (unsigned long long)v);
 		return buf;
 	case QD_OPT_SIZE:
 		return sprint_size(v, buf, len);
@@ -130,9 +174,14 @@ const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t le
 void qd_kind_defaults(const struct qd_kind *k, void *cfg)
 {
 	memset(cfg, 0, k->cfg_size);
-	for (const struct qd_opt *o = k->opts; o->name; o++)
-		if (o->type != QD_OPT_CGROUPS)
+	for (const struct qd_opt *o = k->opts; o->name; o++) {
+		if (o->type == QD_OPT_LIST) {
+			for (unsigned int i = 0; i < o->count; i++)
+				qd_opt_set_at(o, cfg, i, o->defs[i]);
+		} else if (o->type != QD_OPT_CGROUPS) {
 			qd_opt_set(o, cfg, o->def);
+		}
+	}
 }
 
 static const struct qd_opt *find_keyword(const struct qd_kind *k, const char *word, uint64_t *idx)
@@ -166,12 +215,6 @@ static const struct qd_opt *find_unset(const struct qd_kind *k, const char *word
 	return NULL;
 }
 
-/* How many words follow an option's name (or its unset word). */
-static int nargs(const struct qd_opt *o, bool unset)
-{
-	return o->type == QD_OPT_CGROUPS && !unset ? 3 : 1;
-}
-
 bool qd_kind_knows(const struct qd_kind *k, const char *word)
 {
 	uint64_t idx;
@@ -186,7 +229,8 @@ static int parse_value(enum qd_opt_type type, const struct qd_opt *o, const char
 
 	switch (type) {
 	case QD_OPT_COUNT:
-		if (o->width == 4) {
+	case QD_OPT_LIST:
+		if (o->width <= 4) {
 			err = parse_u32(s, &v32);
 			*v = v32;
 			return err;
@@ -360,7 +404,55 @@ static int parse_cgroup_unset(const struct qd_kind *k, const struct qd_opt *o, c
 	return -EINVAL;
 }
 
+/*
+ * "NAME V1 ... Vcount" from argv[*i] on: all count values, each checked as
+ * a single value is; one more number after them is an error, not an
+ * option name. Leaves *i at the last word used.
+ */
+static int parse_list(const struct qd_kind *k, const struct qd_opt *o, int argc, char **argv,
+		      int *i, void *cfg)
+{
+	char range[2 * UNITS_BUF + 32];
+	uint64_t v;
+	int first = *i + 1;
+
+	print_range(o, range, sizeof(range));
+	for (unsigned int n = 0; n < o->count; n++) {
+		int w = first + n;
+
+		if (w >= argc) {
+			qd_err("%s: %s takes %u numbers, got %u", k->name, o->name, o->count, n);
+			return -EINVAL;
+		}
+		if (parse_value(o->type, o, argv[w], &v)) {
+			qd_err("%s: %s takes %u numbers, got %u before \"%s\"", k->name, o->name,
+			       o->count, n, argv[w]);
+			return -EINVAL;
+		}
+		if (v < o->min || v > o->max) {
+			qd_err("%s: %s value \"%s\" is out of range %s", k->name, o->name, argv[w],
+			       range);
+			return -EINVAL;
+		}
+		qd_opt_set_at(o, cfg, n, v);
+	}
+	*i = first + o->count - 1;
+	if (*i + 1 < argc && !parse_value(o->type, o, argv[*i + 1], &v)) {
+		qd_err("%s: %s takes %u numbers; \"%s\" is one more", k->name, o->name, o->count,
+		       argv[*i + 1]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
+{
+	if (qd_kind_parse_words(k, argc, argv, cfg))
+		return -EINVAL;
+	return k->check ? k->check(k, cfg) : 0;
+}
+
+int qd_kind_parse_words(const struct qd_kind *k, int argc, char **argv, void *cfg)
 {
 	for (int i = 0; i < argc; i++) {
 		const struct qd_opt *o;
@@ -391,6 +483,11 @@ int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
 			i += 3;
 			continue;
 		}
+		if (o->type == QD_OPT_LIST) {
+			if (parse_list(k, o, argc, argv, &i, cfg))
+				return -EINVAL;
+			continue;
+		}
 		if (!qd_need_arg(argc, argv, i))
 			return -EINVAL;
 		if (parse_option(k, o, argv[++i], cfg))
@@ -406,16 +503,16 @@ int qd_kind_check_required(const struct qd_kind *k, int argc, char **argv)
 
 		if (!(o->flags & QD_OPT_REQUIRED))
 			continue;
-		/* Skip values, so that only option names are compared. */
+		/* Option words are followed by their values: look at the names only. */
 		for (i = 0; i < argc; i++) {
 			const struct qd_opt *n;
 
 			if (!strcmp(argv[i], o->name))
 				break;
 			if ((n = find_named(k, argv[i])))
-				i += nargs(n, false);
+				i += qd_opt_nvalues(n);
 			else if ((n = find_unset(k, argv[i])))
-				i += nargs(n, true);
+				i++;
 		}
 		if (i >= argc) {
 			qd_err("%s: \"%s\" is required (see 'qdiscctl help %s')", k->name, o->name,
@@ -497,6 +594,17 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg)
 			print_null(PRINT_ANY, keyword(o, v), "%s ", keyword(o, v));
 			break;
 		case QD_OPT_CGROUPS:
+			break;
+		case QD_OPT_LIST:
+			/* As tc prints priomap: "priomap 1 2 ...", JSON "priomap":[1,2,...]. */
+			open_json_array(PRINT_JSON, o->name);
+			print_text("%s ", o->name);
+			for (unsigned int i = 0; i < o->count; i++) {
+				v = qd_opt_get_at(o, cfg, i);
+				print_uint(PRINT_JSON, NULL, NULL, v);
+				print_text("%llu ", (unsigned long long)v);
+			}
+			close_json_array(PRINT_JSON, NULL);
 			break;
 		}
 	}

@@ -39,6 +39,8 @@ static void print_stat(const struct qd_stat *s, uint64_t v)
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
 	else if (s->type == QD_STAT_RATE)
 		sprint_rate(v, buf, sizeof(buf));
+	else if (s->type == QD_STAT_SIZE)
+		sprint_size(v, buf, sizeof(buf));
 	else
 		sprint_time(v, buf, sizeof(buf));
 	print_uint(PRINT_JSON, s->name, NULL, v);
@@ -111,6 +113,30 @@ void qd_kind_print_rows(const struct qd_kind *k, const void *cfg, const void *in
 				memcpy(&v, row + s->off, s->width);
 			print_stat(s, v);
 		}
+		close_json_object();
+		print_nl();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+void qd_kind_print_table(const struct qd_kind *k, const void *inst, size_t size, const void *cfg)
+{
+	const struct qd_stat_table *t = k->table;
+	unsigned int n;
+	uint64_t v;
+
+	if (!t)
+		return;
+	char recs[(size_t)t->max * t->size];
+	n = t->fill(inst, size, cfg, recs);
+	open_json_array(PRINT_JSON, t->name);
+	for (unsigned int i = 0; i < n && i < t->max; i++) {
+		const char *r = recs + (size_t)i * t->size;
+
+		open_json_object(NULL);
+		for (const struct qd_stat *s = t->stats; s->name; s++)
+			if (stat_value(s, r, t->size, 0, &v))
+				print_stat(s, v);
 		close_json_object();
 		print_nl();
 	}
