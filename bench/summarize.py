@@ -43,7 +43,7 @@ TARGETS = [
     ("fq vs sch_fq, pktgen 1 flow", "ratio", ("pktgen", "fq", "sch_fq"), 1.0),
     ("fq vs sch_fq, pktgen 1,000 flows", "ratio", ("pktgen1000", "fq", "sch_fq"), 1.0),
     ("edt vs htb, pktgen packets/s (cost)", "ratio", ("pktgen", "edt", "htb"), 1.0),
-    ("edt achieved rate vs configured", "abs_dev", ("shaped", "rate_ratio", "edt"), 0.005),
+    ("edt achieved rate vs configured (1 DCTCP flow)", "abs_dev", ("shaped", "rate_ratio", "edt_dctcp"), 0.005),
     ("show -s, 1,000 qdiscs: qdiscctl / tc time", "max", ("show", "ms", "qdiscctl/tc"), 1.0),
     ("static binary, stripped (bytes)", "max", ("size", "bytes", "qdiscctl"), 2_000_000),
 ]
@@ -261,7 +261,7 @@ def md(res, png=None):
 
     sh = m.get("shaped", {}).get("rate_ratio")
     if sh:
-        L.append("## Shapers at 1 Gbit/s: rate achieved at the qdisc / configured (1 TCP flow)\n")
+        L.append("## Shapers at 1 Gbit/s: rate achieved at the qdisc / configured (1 TCP flow: cubic; edt_dctcp: DCTCP)\n")
         L.append("| qdisc | achieved / configured | spread |")
         L.append("|---|---|---|")
         for kind, s in sh.items():

@@ -346,10 +346,18 @@ static __always_inline u32 edt_pick(struct edt_inst *in, u32 id, u64 now, u64 *w
 	return EDT_CLASSES;
 }
 
-/* Advance a clock of rate bytes/s by len, from no earlier than `burst` ago. */
+/*
+ * Advance a clock of rate bytes/s by len, from no earlier than `burst` ago.
+ * burst 0 (auto): 1 ms at the rate, at least EDT_AUTO_BURST bytes; at high
+ * rates a few packets' worth would be less than the gaps a single TCP
+ * flow leaves between its GSO packets, and that time would be lost.
+ */
 static __always_inline u64 clock_after(u64 clock, u64 now, u32 len, u64 rate, u64 burst)
 {
-	u64 lag = burst * NSEC_PER_SEC / rate;
+	u64 lag = (burst ?: EDT_AUTO_BURST) * NSEC_PER_SEC / rate;
+
+	if (!burst && lag < NSEC_PER_SEC / 1000)
+		lag = NSEC_PER_SEC / 1000;
 
 	if (lag > now)
 		lag = now;

@@ -11,6 +11,8 @@
 #define EDT_INST_SLOTS	  (EDT_RING + EDT_CGROUPS * EDT_CGROUP_RING)
 /* A socket's cgroup is matched to an entry at most this many levels below it. */
 #define EDT_CGROUP_DEPTH 8
+/* burst auto: at least this many bytes (16 full-size Ethernet frames). */
+#define EDT_AUTO_BURST (16 * 1514)
 
 /* A cgroup with its own rate: what struct qd_cgroup_val holds in userspace. */
 struct edt_cgroup {
@@ -20,7 +22,7 @@ struct edt_cgroup {
 
 struct edt_cfg {
 	__u64 rate;	    /* bytes/s */
-	__u64 burst;	    /* bytes that may leave back to back after idle time */
+	__u64 burst;	    /* bytes that may leave back to back after idle time; 0: auto */
 	__u64 horizon;	    /* ns: packets scheduled further ahead are dropped... */
 	__u64 ce_threshold; /* ns: ...and beyond this, congestion is signalled */
 	__u64 timer_slack;  /* ns */

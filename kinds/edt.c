@@ -32,9 +32,13 @@ static const struct qd_opt edt_opts[] = {
 		.name = "burst",
 		.type = QD_OPT_SIZE,
 		OPT(burst),
-		.def = 16 * 1514,
+		.def = 0,
+		.min = 1,
 		.max = 1 << 30,
-		.help = "bytes that may leave back to back after idle time",
+		.special = "auto",
+		.special_val = 0,
+		.help = "bytes that may leave back to back after idle time; "
+			"auto: 1 ms at the rate, at least 16 full-size packets",
 	},
 	{
 		.name = "horizon",

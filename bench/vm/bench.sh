@@ -221,20 +221,25 @@ if section rr; then
 fi
 
 # --- shapers at SHAPED_RATE: the rate achieved at the qdisc, one TCP flow ---
+# edt_dctcp: edt again, the flow using DCTCP, the sender HBM's congestion
+# signals are meant for (cubic halves its window at each; at 1 Gbit/s a
+# 64 KB GSO packet alone takes 524 us, ten times ce_threshold).
 if section shaped; then
 	t0=$(now)
 	shapers="htb tbf"
-	has_kind edt && shapers="$shapers edt"
+	has_kind edt && shapers="$shapers edt edt_dctcp"
 	for rep in $(seq "$REPS"); do
 		for k in $shapers; do
+			cc=
 			case $k in
 			tbf) qset tbf "$SHAPED_RATE" 64kb ;;
+			edt_dctcp) qset edt "$SHAPED_RATE" && cc="-C dctcp" ;;
 			*) qset "$k" "$SHAPED_RATE" ;;
 			esac
 			# The qdisc's own byte count: what a shaper meters (for GSO
 			# packets it includes every segment's headers; the device's
 			# tx_bytes does not).
-			iperf3 -c 10.0.0.2 -t 1 >/tmp/iperf.out 2>&1 &
+			iperf3 -c 10.0.0.2 -t 1 $cc >/tmp/iperf.out 2>&1 &
 			ipid=$!
 			sleep 0.25
 			b0=$(sent_bytes) n0=$(now)
