@@ -31,6 +31,17 @@ _qdiscctl_words()
 	COMPREPLY=($(compgen -W "$1" -- "$cur"))
 }
 
+# _qdiscctl_kind_opts KIND: complete KIND's options, or the values of the one in prev.
+_qdiscctl_kind_opts()
+{
+	local vals
+	if [[ $prev != "$1" ]] && vals=$(_qdiscctl_q kind-values "$1" "$prev"); then
+		_qdiscctl_words "$vals"
+	else
+		_qdiscctl_reply "$(_qdiscctl_q kind-options "$1")"
+	fi
+}
+
 _qdiscctl()
 {
 	local cur prev words cword
@@ -101,6 +112,14 @@ _qdiscctl()
 		esac
 		return
 		;;
+	default)
+		if ((cword == cmdi + 1)); then
+			_qdiscctl_words "$(_qdiscctl_q kinds) restore"
+		elif [[ " $(_qdiscctl_q kinds | tr '\n' ' ') " == *" ${words[cmdi + 1]} "* ]]; then
+			_qdiscctl_kind_opts "${words[cmdi + 1]}"
+		fi
+		return
+		;;
 	add | replace | change | del | show) ;;
 	*) return ;;
 	esac
@@ -155,12 +174,7 @@ _qdiscctl()
 	if [[ -n $kind ]]; then
 		# Not one of ours (pfifo): tc knows its options, we do not.
 		[[ $kinds == *" $kind "* ]] || return
-		local vals
-		if [[ $prev != "$kind" ]] && vals=$(_qdiscctl_q kind-values "$kind" "$prev"); then
-			_qdiscctl_words "$vals"
-		else
-			_qdiscctl_reply "$(_qdiscctl_q kind-options "$kind")"
-		fi
+		_qdiscctl_kind_opts "$kind"
 		return
 	fi
 
