@@ -106,8 +106,14 @@ int qd_lock(void)
 
 void qd_unlock(int fd)
 {
-	if (fd >= 0)
-		close(fd);
+	if (fd < 0)
+		return;
+	/*
+	 * The last one out removes the directory (rmdir fails while anything
+	 * is registered); a process waiting on it notices and makes a new one.
+	 */
+	rmdir(QD_PIN_ROOT);
+	close(fd);
 }
 
 static void pin_path(char *buf, const char *dir, const char *name)
@@ -401,6 +407,7 @@ static int open_version(struct qd_reg *r)
 int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create)
 {
 	char fp[QD_FP_LEN], path[PATH_MAX];
+	bool tried = false;
 	int err = -ENOENT;
 
 	reg_init(r, k);
@@ -419,6 +426,7 @@ int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create)
 		pin_path(path, r->dir, NULL);
 		if (!access(path, F_OK))
 			continue;
+		tried = true;
 		err = do_register(r);
 		if (err != -EEXIST)
 			break;
@@ -426,7 +434,7 @@ int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create)
 	if (create && err == -EEXIST)
 		qd_err("%s: every Qdisc_ops id for a new version is taken (%s.1 .. %s.%d)",
 		       k->name, k->id, k->id, QD_REG_VERSIONS - 1);
-	else if (create && err == -ENOENT)
+	else if (create && !tried)
 		qd_err("%s: no room for another version under %s: 'qdiscctl gc' removes unused "
 		       "ones", k->name, QD_PIN_ROOT);
 	r->created = !err;
@@ -722,8 +730,6 @@ int qd_reg_sweep(qd_sweep_report report, void *data)
 	default_qdisc(dflt, sizeof(dflt));
 	for (int i = 0; i < n; i++)
 		sweep_one(&sw, dirs[i], dflt);
-	/* Fails, as it should, while any kind is still registered. */
-	rmdir(QD_PIN_ROOT);
 	return sw.removed;
 }
 
