@@ -141,7 +141,8 @@ static int version_names(const struct qd_kind *k, int v, struct qd_reg *r)
 		snprintf(r->id, sizeof(r->id), "%s", k->id);
 		return 0;
 	}
-	snprintf(r->dir, sizeof(r->dir), "%s.%d", k->name, v);
+	/* bpffs refuses dots in names (reserved): the directory says KIND-N. */
+	snprintf(r->dir, sizeof(r->dir), "%s-%d", k->name, v);
 	if (snprintf(r->id, sizeof(r->id), "%s.%d", k->id, v) >= (int)sizeof(r->id))
 		return -ENAMETOOLONG;
 	return 0;
@@ -149,14 +150,15 @@ static int version_names(const struct qd_kind *k, int v, struct qd_reg *r)
 
 /*
  * The kind and version a registration directory or a Qdisc_ops id names:
- * base is KIND (dir) or ID (id), then nothing or .1 .. .9.
+ * KIND (dir) or ID (id), then nothing or -1 .. -9 (dir) or .1 .. .9 (id).
  */
 static const struct qd_kind *parse_version(const char *name, bool id, int *v)
 {
 	size_t len = strlen(name);
 
 	*v = 0;
-	if (len > 2 && name[len - 2] == '.' && name[len - 1] >= '1' && name[len - 1] <= '9') {
+	if (len > 2 && name[len - 2] == (id ? '.' : '-') && name[len - 1] >= '1' &&
+	    name[len - 1] <= '9') {
 		*v = name[len - 1] - '0';
 		len -= 2;
 	}

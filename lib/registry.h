@@ -8,7 +8,7 @@
  * A registration runs one version of the kind's program: the "elf" symlink
  * in its directory holds the fingerprint of the embedded object it loaded.
  * A qdiscctl whose object differs registers its own alongside, as
- * KIND.N/ with the Qdisc_ops id ID.N (N = 1..9), and uses it for new
+ * KIND-N/ with the Qdisc_ops id ID.N (N = 1..9), and uses it for new
  * instances; the old one goes with its last instance.
  */
 #ifndef QDISCCTL_REGISTRY_H
@@ -25,14 +25,14 @@
 
 /* A Qdisc_ops id, NUL included (IFNAMSIZ). */
 #define QD_ID_LEN 16
-/* KIND and KIND.1 .. KIND.9: the versions of one kind that can coexist. */
+/* ID and ID.1 .. ID.9: the versions of one kind that can coexist. */
 #define QD_REG_VERSIONS 10
 /* A fingerprint: 16 hex digits, NUL included. */
 #define QD_FP_LEN 17
 
 struct qd_reg {
 	const struct qd_kind *kind;
-	char dir[QD_ID_LEN + 8]; /* under QD_PIN_ROOT: KIND or KIND.N */
+	char dir[QD_ID_LEN + 8]; /* under QD_PIN_ROOT: KIND or KIND-N */
 	char id[QD_ID_LEN];	 /* the Qdisc_ops id the kernel and tc show */
 	char fp[QD_FP_LEN];	 /* the program's fingerprint; "" when not recorded */
 	int insts_fd;

@@ -22,21 +22,21 @@ must alt add dev va root handle 1: fifo limit 100
 must in_a ping -c 2 -i 0.2 -q "$IP_B"
 old=$(qd -d -j show dev va)
 assert_eq "$(jget "$old" '.[0].kind')" qdiscctl_fifo "kind"
-assert_eq "$(jget "$old" '.[0].qdiscctl_version')" qdiscctl_fifo "the first version"
-assert_eq "$(jget "$old" '.[0].qdiscctl_current')" false "not this qdiscctl's program"
-assert_eq "$(jget "$(alt -d -j show dev va)" '.[0].qdiscctl_current')" true "the older qdiscctl's"
+assert_eq "$(jget "$old" '.[0].options.qdiscctl_version')" qdiscctl_fifo "the first version"
+assert_eq "$(jget "$old" '.[0].options.qdiscctl_current')" false "not this qdiscctl's program"
+assert_eq "$(jget "$(alt -d -j show dev va)" '.[0].options.qdiscctl_current')" true "the older qdiscctl's"
 
 # This one neither reuses that program nor touches it: it registers its own.
 must qd add dev d0 root fifo limit 200
 new=$(qd -d -j show dev d0)
 assert_eq "$(jget "$new" '.[0].kind')" qdiscctl_fifo "shown as the kind"
-assert_eq "$(jget "$new" '.[0].qdiscctl_version')" qdiscctl_fifo.1 "a second version"
-assert_eq "$(jget "$new" '.[0].qdiscctl_current')" true "this qdiscctl's program"
-[ "$(jget "$new" '.[0].qdiscctl_elf')" != "$(jget "$old" '.[0].qdiscctl_elf')" ] ||
+assert_eq "$(jget "$new" '.[0].options.qdiscctl_version')" qdiscctl_fifo.1 "a second version"
+assert_eq "$(jget "$new" '.[0].options.qdiscctl_current')" true "this qdiscctl's program"
+[ "$(jget "$new" '.[0].options.qdiscctl_elf')" != "$(jget "$old" '.[0].options.qdiscctl_elf')" ] ||
 	fail "the two versions have one fingerprint"
 assert_match "$(in_a tc qdisc show dev d0)" 'qdisc qdiscctl_fifo.1 ' "the kernel's id"
 assert_match "$(in_a tc qdisc show dev va)" 'qdisc qdiscctl_fifo 1:' "the old one's id"
-assert_eq "$(ls $PIN | tr '\n' ' ')" "fifo fifo.1 " "two registrations"
+assert_eq "$(ls $PIN | tr '\n' ' ')" "fifo fifo-1 " "two registrations"
 assert_eq "$(fifo_tags)" 2 "two programs with different tags"
 assert_match "$(qd -d show dev d0)" 'version qdiscctl_fifo.1 elf [0-9a-f]{16} ' "text -d"
 assert_match "$(qd -d show dev va)" "not this qdiscctl's" "text -d: an older version"
@@ -52,9 +52,9 @@ assert_eq "$(jget "$(qd -j show dev d0)" '.[0].options.limit')" 200 "the new one
 
 # A replace by this qdiscctl moves the place to its version; the old
 # registration goes with its last instance.
-must qd replace dev va root handle 1: fifo limit 60
-assert_eq "$(jget "$(qd -d -j show dev va)" '.[0].qdiscctl_version')" qdiscctl_fifo.1 "replaced"
-assert_eq "$(ls $PIN | tr '\n' ' ')" "fifo.1 " "the old registration went"
+must qd replace dev va root fifo limit 60
+assert_eq "$(jget "$(qd -d -j show dev va)" '.[0].options.qdiscctl_version')" qdiscctl_fifo.1 "replaced"
+assert_eq "$(ls $PIN | tr '\n' ' ')" "fifo-1 " "the old registration went"
 wait_until 5 sh -c '[ "$(bpftool struct_ops show | grep -c Qdisc_ops)" = 1 ]' ||
 	fail "old version still registered: $(bpftool struct_ops show)"
 must in_a ping -c 2 -i 0.2 -q "$IP_B"
@@ -62,9 +62,9 @@ assert_eq "$(jget "$(qd -s -j show dev va)" '.[0].packets')" 2 "the new instance
 
 # The older qdiscctl, run again, registers its own again (the free first id).
 must alt add dev d1 root fifo
-assert_eq "$(jget "$(alt -d -j show dev d1)" '.[0].qdiscctl_version')" qdiscctl_fifo "old again"
+assert_eq "$(jget "$(alt -d -j show dev d1)" '.[0].options.qdiscctl_version')" qdiscctl_fifo "old again"
 must alt del dev d1 root
-assert_eq "$(ls $PIN | tr '\n' ' ')" "fifo.1 " "gone with its instance"
+assert_eq "$(ls $PIN | tr '\n' ' ')" "fifo-1 " "gone with its instance"
 
 must qd del dev va root
 must qd del dev d0 root
