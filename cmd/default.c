@@ -27,8 +27,8 @@
 #include "lib/testkill.h"
 
 #define DEFAULT_QDISC "/proc/sys/net/core/default_qdisc"
-#define SAVED_DIR "/run/qdiscctl"
-#define SAVED SAVED_DIR "/default_qdisc.saved"
+#define SAVED_DIR     "/run/qdiscctl"
+#define SAVED	      SAVED_DIR "/default_qdisc.saved"
 
 /* The first line of path into buf: 0 or -errno. */
 static int read_line(const char *path, char *buf, size_t len)
@@ -126,7 +126,8 @@ static int set_default(const struct qd_kind *k, const void *cfg)
 		mkdir(SAVED_DIR, 0700);
 		err = write_str(SAVED, prev, O_CREAT | O_EXCL);
 		if (err) {
-			qd_err("cannot save the old default_qdisc in %s: %s", SAVED, strerror(-err));
+			qd_err("cannot save the old default_qdisc in %s: %s", SAVED,
+			       strerror(-err));
 			goto fail;
 		}
 		saved_now = true;

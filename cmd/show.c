@@ -92,9 +92,11 @@ static void print_options(const struct qdisc_info *qi, void *data)
 		print_uint(PRINT_ANY, "qdiscctl_slot", "slot %llu ", id);
 		/* Which program runs it: after an upgrade, old instances keep theirs. */
 		print_string(PRINT_ANY, "qdiscctl_version", "version %s ", reg->id);
-		print_string(PRINT_ANY, "qdiscctl_elf", "elf %s ", reg->fp[0] ? reg->fp : "unknown");
+		print_string(PRINT_ANY, "qdiscctl_elf", "elf %s ",
+			     reg->fp[0] ? reg->fp : "unknown");
 		print_bool(PRINT_ANY, "qdiscctl_current", NULL, !strcmp(reg->fp, fp));
-		print_string(PRINT_FP, NULL, "%s ", strcmp(reg->fp, fp) ? "(not this qdiscctl's)" : "");
+		if (strcmp(reg->fp, fp))
+			print_string(PRINT_FP, NULL, "%s ", "(not this qdiscctl's)");
 	}
 }
 

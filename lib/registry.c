@@ -23,7 +23,7 @@
 
 #define QD_BPFFS "/sys/fs/bpf"
 /* Pins of egress program attachments: egress-NETNS-IFINDEX. */
-#define EGRESS_PIN "egress-"
+#define EGRESS_PIN     "egress-"
 #define QD_ROOT_PARENT 0xFFFFFFFFU
 /* Registration directories a sweep looks at: every version of every kind fits. */
 #define QD_SWEEP_MAX 128
@@ -434,11 +434,12 @@ int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create)
 			break;
 	}
 	if (create && err == -EEXIST)
-		qd_err("%s: every Qdisc_ops id for a new version is taken (%s.1 .. %s.%d)",
-		       k->name, k->id, k->id, QD_REG_VERSIONS - 1);
+		qd_err("%s: every Qdisc_ops id for a new version is taken (%s.1 .. %s.%d)", k->name,
+		       k->id, k->id, QD_REG_VERSIONS - 1);
 	else if (create && !tried)
 		qd_err("%s: no room for another version under %s: 'qdiscctl gc' removes unused "
-		       "ones", k->name, QD_PIN_ROOT);
+		       "ones",
+		       k->name, QD_PIN_ROOT);
 	r->created = !err;
 	if (err)
 		qd_reg_close(r);

@@ -94,8 +94,7 @@ int qd_reg_attach_egress(const struct qd_reg *r, const struct qd_place *p);
  * instance"), stale pending options, or an egress link without its root
  * instance. what names the item, reg the registration's directory.
  */
-typedef void (*qd_sweep_report)(const char *what, const char *reg, const char *detail,
-				void *data);
+typedef void (*qd_sweep_report)(const char *what, const char *reg, const char *detail, void *data);
 
 /*
  * With the lock held: remove what no qdisc uses any more, or what a killed

@@ -18,8 +18,7 @@ const struct qd_kill_info qd_kill_steps[QD_KILL_NSTEPS] = {
 	[QD_KILL_EGRESS] = { "egress", "add (edt, root): an egress link without a root instance" },
 	[QD_KILL_CREATED] = { "created", "add: the qdisc exists; the add is complete" },
 	[QD_KILL_DELETED] = { "deleted", "del: a registration whose last instance is gone" },
-	[QD_KILL_UNPINNING] = { "unpinning",
-				"del, gc: a registration's link without its maps" },
+	[QD_KILL_UNPINNING] = { "unpinning", "del, gc: a registration's link without its maps" },
 	[QD_KILL_DEFAULT] = { "default", "default: the old default_qdisc saved, a registration "
 					 "that is not the default yet" },
 };
