@@ -121,61 +121,16 @@ static void pin_path(char *buf, const char *dir, const char *name)
 	snprintf(buf, PATH_MAX, QD_PIN_ROOT "/%s%s%s", dir, name ? "/" : "", name ? name : "");
 }
 
-void qd_kind_fingerprint(const struct qd_kind *k, char fp[QD_FP_LEN])
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	const unsigned char *p;
-	size_t size;
-
-	p = k->elf_bytes(&size);
-	for (size_t i = 0; i < size; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	snprintf(fp, QD_FP_LEN, "%016llx", (unsigned long long)h);
-}
-
-/* Version v of k: its directory and Qdisc_ops id. */
-static int version_names(const struct qd_kind *k, int v, struct qd_reg *r)
-{
-	if (!v) {
-		snprintf(r->dir, sizeof(r->dir), "%s", k->name);
-		snprintf(r->id, sizeof(r->id), "%s", k->id);
-		return 0;
-	}
-	/* bpffs refuses dots in names (reserved): the directory says KIND-N. */
-	snprintf(r->dir, sizeof(r->dir), "%s-%d", k->name, v);
-	if (snprintf(r->id, sizeof(r->id), "%s.%d", k->id, v) >= (int)sizeof(r->id))
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-/*
- * The kind and version a registration directory or a Qdisc_ops id names:
- * KIND (dir) or ID (id), then nothing or -1 .. -9 (dir) or .1 .. .9 (id).
- */
-static const struct qd_kind *parse_version(const char *name, bool id, int *v)
-{
-	size_t len = strlen(name);
-
-	*v = 0;
-	if (len > 2 && name[len - 2] == (id ? '.' : '-') && name[len - 1] >= '1' &&
-	    name[len - 1] <= '9') {
-		*v = name[len - 1] - '0';
-		len -= 2;
-	}
-	for (const struct qd_kind *const *k = qd_kinds(); *k; k++) {
-		const char *base = id ? (*k)->id : (*k)->name;
-
-		if (strlen(base) == len && !strncmp(base, name, len))
-			return *k;
-	}
-	return NULL;
-}
-
 const struct qd_kind *qd_reg_kind(const char *id)
 {
 	int v;
 
-	return parse_version(id, true, &v);
+	return qd_reg_parse(id, true, &v);
+}
+
+static int version_names(const struct qd_kind *k, int v, struct qd_reg *r)
+{
+	return qd_reg_names(k, v, r->dir, r->id);
 }
 
 static void read_fp(struct qd_reg *r)
@@ -451,7 +406,7 @@ int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create)
 int qd_reg_open_id(const char *id, struct qd_reg *r)
 {
 	int v, err;
-	const struct qd_kind *k = parse_version(id, true, &v);
+	const struct qd_kind *k = qd_reg_parse(id, true, &v);
 
 	reg_init(r, k);
 	snprintf(r->id, sizeof(r->id), "%s", id);
@@ -687,7 +642,7 @@ static void sweep_one(struct sweep *sw, const char *dir, const char *dflt)
 	struct qd_reg r;
 	const char *why = NULL;
 	int v, n = 0;
-	const struct qd_kind *k = parse_version(dir, false, &v);
+	const struct qd_kind *k = qd_reg_parse(dir, false, &v);
 
 	reg_init(&r, k);
 	/* Not a name qdiscctl gives: someone else's, left alone. */

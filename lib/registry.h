@@ -20,21 +20,15 @@
 
 #include "bpf/abi.h"
 #include "kinds/kind.h"
+#include "lib/regname.h"
 
 #define QD_PIN_ROOT "/sys/fs/bpf/qdiscctl"
 
-/* A Qdisc_ops id, NUL included (IFNAMSIZ). */
-#define QD_ID_LEN 16
-/* ID and ID.1 .. ID.9: the versions of one kind that can coexist. */
-#define QD_REG_VERSIONS 10
-/* A fingerprint: 16 hex digits, NUL included. */
-#define QD_FP_LEN 17
-
 struct qd_reg {
 	const struct qd_kind *kind;
-	char dir[QD_ID_LEN + 8]; /* under QD_PIN_ROOT: KIND or KIND-N */
-	char id[QD_ID_LEN];	 /* the Qdisc_ops id the kernel and tc show */
-	char fp[QD_FP_LEN];	 /* the program's fingerprint; "" when not recorded */
+	char dir[QD_DIR_LEN]; /* under QD_PIN_ROOT: KIND or KIND-N */
+	char id[QD_ID_LEN];   /* the Qdisc_ops id the kernel and tc show */
+	char fp[QD_FP_LEN];   /* the program's fingerprint; "" when not recorded */
 	int insts_fd;
 	int cfgs_fd;
 	int pending_fd;
@@ -48,9 +42,6 @@ int qd_kernel_supported(void);
 /* Serialise qdiscctl processes: an exclusive lock on QD_PIN_ROOT. */
 int qd_lock(void);
 void qd_unlock(int fd);
-
-/* The fingerprint of k's embedded object (FNV-1a 64 of its ELF bytes). */
-void qd_kind_fingerprint(const struct qd_kind *k, char fp[QD_FP_LEN]);
 
 /*
  * Open the registration of k that runs this qdiscctl's program; with
