@@ -3,11 +3,25 @@
  * edt: an aggregate rate limiter by earliest departure time, in the lineage
  * of the kernel's HBM sample.
  *
- * Each packet is given the time the link is free for it (a virtual clock
- * that advances by len/rate, allowed to lag `burst` behind now after idle
- * time); packets leave in that order and the watchdog wakes the queue for
- * the next one. Since one clock serves every packet, departure times never
- * decrease and one FIFO ring per instance keeps them in order.
+ * The link has a virtual clock that advances by len/rate as packets leave
+ * (allowed to lag `burst` behind now after idle time): dequeue sends only
+ * when it is due, and the watchdog wakes the queue for the next packet.
+ *
+ * Packets of local sockets in a cgroup given its own rate (the socket's
+ * cgroup or its nearest ancestor with an entry) form a class with a clock
+ * of that rate, kept the same way: a class packet may leave when both its
+ * class and the link allow. Since both clocks run at dequeue, a rate
+ * changed live applies to the packets already queued. Any packet waits
+ * for its sender's EDT stamp (TCP's pacing, SO_TXTIME), if it has one. Each class is a FIFO ring
+ * in time order. Dequeue sends a due cgroup packet first, else a due
+ * default one: a cgroup gets its rate while the link has room for the sum
+ * of them, and the rest of the link goes to the default class. The link
+ * clock counts a packet when it leaves, never while its class holds it, so
+ * a slow class neither wastes nor borrows the link's time.
+ *
+ * At enqueue the delay a packet will see is estimated from the link clock
+ * and what is queued ahead of it (for a cgroup's class, only what its rate
+ * lets out in that time).
  *
  * Instead of a queue limit the delay decides: a packet scheduled more than
  * `horizon` ahead is dropped, unless its TCP flow has fewer than
@@ -29,20 +43,21 @@
 
 char _license[] SEC("license") = "GPL";
 
-#define NSEC_PER_SEC	1000000000ULL
-#define RATE_WINDOW_NS	(100 * 1000 * 1000ULL)
-#define IPPROTO_TCP	6
-#define SOCK_STREAM	1
+#define NSEC_PER_SEC   1000000000ULL
+#define RATE_WINDOW_NS (100 * 1000 * 1000ULL)
+#define IPPROTO_TCP    6
+#define SOCK_STREAM    1
 
-#define TC_ACT_OK	0
-#define TC_H_ROOT	0xFFFFFFFFU
-#define ETH_P_IP	0x0800
-#define ETH_P_IPV6	0x86DD
-#define INET_ECN_CE	3
+#define TC_ACT_OK   0
+#define TC_H_ROOT   0xFFFFFFFFU
+#define ETH_P_IP    0x0800
+#define ETH_P_IPV6  0x86DD
+#define INET_ECN_CE 3
 
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
-extern int bpf_dynptr_from_skb(struct __sk_buff *s, u64 flags, struct bpf_dynptr *ptr__uninit) __ksym;
+extern int bpf_dynptr_from_skb(struct __sk_buff *s, u64 flags,
+			       struct bpf_dynptr *ptr__uninit) __ksym;
 
 struct edt_slot {
 	struct sk_buff __kptr *skb;
@@ -70,23 +85,31 @@ struct {
 	__type(value, struct edt_cfg);
 } pending SEC(".maps");
 
-#define EDT_SLOTS (EDT_MAX_INSTANCES * EDT_RING)
-
+/* Per instance: the default class's ring, then each cgroup class's. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, EDT_SLOTS);
+	__uint(max_entries, EDT_MAX_INSTANCES *EDT_INST_SLOTS);
 	__type(key, u32);
 	__type(value, struct edt_slot);
 } ring SEC(".maps");
 
-static __always_inline struct edt_slot *edt_slot(u32 id, u32 pos)
+static __always_inline u32 class_size(u32 c)
 {
-	u32 key = id * EDT_RING + (pos & (EDT_RING - 1));
+	return c ? EDT_CGROUP_RING : EDT_RING;
+}
 
+static __always_inline struct edt_slot *edt_slot(u32 id, u32 c, u32 pos)
+{
+	u32 key = id * EDT_INST_SLOTS;
+
+	if (c)
+		key += EDT_RING + (c - 1) * EDT_CGROUP_RING + (pos & (EDT_CGROUP_RING - 1));
+	else
+		key += pos & (EDT_RING - 1);
 	return bpf_map_lookup_elem(&ring, &key);
 }
 
-/* The socket of a local TCP flow, or NULL. */
+/* The socket of a local flow, or NULL; *tcp when it is a TCP one. */
 static __always_inline const struct sock *local_sock(const struct sk_buff *skb, bool *tcp)
 {
 	const struct sock *sk = skb->sk;
@@ -100,6 +123,32 @@ static __always_inline const struct sock *local_sock(const struct sk_buff *skb, 
 		return NULL;
 	*tcp = sk->sk_protocol == IPPROTO_TCP && sk->sk_type == SOCK_STREAM;
 	return sk;
+}
+
+/*
+ * The class of a local socket's packet: 1 + the entry of the nearest
+ * cgroup, the socket's own or an ancestor, that has one; else 0.
+ */
+static __always_inline u32 edt_class_of(const struct sock *sk, const struct edt_cfg *cfg)
+{
+	const struct cgroup *cg;
+	u64 any = 0, id;
+	int d, i;
+
+	for (i = 0; i < EDT_CGROUPS; i++)
+		any |= cfg->cgroups[i].id;
+	if (!any || !sk)
+		return 0;
+	cg = sk->sk_cgrp_data.cgroup;
+	for (d = 0; d < EDT_CGROUP_DEPTH && cg; d++) {
+		id = cg->kn->id;
+		for (i = 0; i < EDT_CGROUPS; i++)
+			if (cfg->cgroups[i].id == id)
+				return i + 1;
+		/* A cgroup's css is its first member, so the parent css is the parent. */
+		cg = bpf_rdonly_cast(cg->self.parent, bpf_core_type_id_kernel(struct cgroup));
+	}
+	return 0;
 }
 
 static __always_inline u32 tcp_in_flight(const struct sock *sk)
@@ -127,13 +176,50 @@ static __always_inline u8 ip_ecn(struct sk_buff *skb)
 	return 0;
 }
 
+/* When a cgroup's class, by its own rate, can send its last queued byte. */
+static __always_inline u64 class_done(const struct edt_class *q, u64 crate, u64 now)
+{
+	return (q->t_next > now ? q->t_next : now) + q->backlog * NSEC_PER_SEC / crate;
+}
+
+/*
+ * When a packet that its class lets go at `ready` will leave: after the
+ * link is free and has sent what is queued ahead of it. Cgroups' packets
+ * go first, but each class only as fast as its rate, so of a cgroup's
+ * backlog only what its rate lets out by then counts.
+ */
+static __always_inline u64 edt_estimate(const struct edt_inst *in, const struct edt_cfg *cfg,
+					u64 now, u64 ready, u64 rate)
+{
+	u64 t = in->t_next > now ? in->t_next : now, more = 0, r, n, d, from;
+	u32 c;
+
+	t += in->classes[0].backlog * NSEC_PER_SEC / rate;
+	if (in->busy & ~1U) {
+		for (c = 1; c < EDT_CLASSES; c++) {
+			const struct edt_class *q = &in->classes[c];
+
+			if (!q->backlog)
+				continue;
+			r = cfg->cgroups[c - 1].rate;
+			from = q->t_next > now ? q->t_next : now;
+			d = t > from ? (t - from) / 1000 : 0; /* us */
+			n = r && d < ~0ULL / r ? d * r / 1000000 : q->backlog;
+			more += n < q->backlog ? n : q->backlog;
+		}
+		t += more * NSEC_PER_SEC / rate;
+	}
+	return t > ready ? t : ready;
+}
+
 SEC("struct_ops/edt_enqueue")
 int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
-	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch);
+	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch), c;
 	struct edt_inst *in = bpf_map_lookup_elem(&insts, &id);
 	struct edt_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
-	u64 now, start, tts, delay, lag, rate;
+	u64 now, ready, stamp, snd, delay, lag, rate, crate;
+	struct edt_class *q = NULL;
 	const struct sock *sk;
 	struct edt_slot *s;
 	int ret = NET_XMIT_SUCCESS;
@@ -141,28 +227,38 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 
 	if (!in || !cfg)
 		goto drop;
-	if (sch->q.qlen >= cfg->limit) {
+	sk = local_sock(skb, &tcp);
+	c = edt_class_of(sk, cfg);
+	if (c >= EDT_CLASSES)
+		goto drop;
+	q = &in->classes[c];
+	if (c && q->id != cfg->cgroups[c - 1].id) {
+		/* The entry went to another cgroup since: its counters start again. */
+		q->id = cfg->cgroups[c - 1].id;
+		q->bytes = q->packets = q->drops = 0;
+	}
+	if (sch->q.qlen >= cfg->limit || q->tail - q->head >= class_size(c)) {
 		in->stats.cap_drops++;
 		goto drop;
 	}
 	now = bpf_ktime_get_ns();
 	/* Instances tc made without qdiscctl have no rate: they only keep EDT. */
 	rate = cfg->rate ?: ~0ULL;
-	/* After idle time the clock may lag by `burst`: that much leaves at once. */
-	lag = cfg->burst * NSEC_PER_SEC / rate;
-	if (lag > now)
-		lag = now;
-	start = in->t_next;
-	if (start + lag < now)
-		start = now - lag;
-	tts = start > now ? start : now;
 	/* A sender's own departure time (TCP's EDT, SO_TXTIME) is kept. */
-	start = qd_time_to_send(skb, now);
-	if (start > tts)
-		tts = start;
-	delay = tts - now;
+	snd = qd_time_to_send(skb, now);
+	stamp = snd > now ? snd : now;
+	/* FIFO order: never before the default class's previous packet. */
+	if (!c && stamp < q->t_next)
+		stamp = q->t_next;
+	ready = stamp;
+	if (c) {
+		crate = cfg->cgroups[c - 1].rate ?: ~0ULL;
+		lag = class_done(q, crate, now);
+		if (lag > ready)
+			ready = lag;
+	}
+	delay = edt_estimate(in, cfg, now, ready, rate) - now;
 
-	sk = local_sock(skb, &tcp);
 	if (delay > cfg->horizon) {
 		if ((sk && cfg->backpressure) || (tcp && tcp_in_flight(sk) < cfg->min_inflight)) {
 			in->stats.held_back++;
@@ -176,24 +272,90 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		ret = NET_XMIT_CN;
 	}
 
-	s = edt_slot(id, in->tail);
+	s = edt_slot(id, c, q->tail);
 	if (!s)
 		goto drop;
-	s->time_to_send = tts;
+	s->time_to_send = stamp;
 	skb = bpf_kptr_xchg(&s->skb, skb);
-	in->tail++;
-	in->t_next = tts + len * NSEC_PER_SEC / rate;
+	q->tail++;
+	q->backlog += len;
+	if (!c)
+		q->t_next = stamp;
+	in->busy |= 1U << c;
 	sch->q.qlen++;
 	sch->qstats.backlog += len;
 	if (!skb)
 		return ret;
-	/* Cannot happen (limit <= EDT_RING); never leak what was there. */
+	/* Cannot happen (the ring has room); never leak what was there. */
+	len = qdisc_pkt_len(skb);
+	q->backlog -= len;
 	sch->q.qlen--;
-	sch->qstats.backlog -= qdisc_pkt_len(skb);
+	sch->qstats.backlog -= len;
 drop:
+	if (q)
+		q->drops++;
 	sch->qstats.drops++;
 	bpf_qdisc_skb_drop(skb, to_free);
 	return NET_XMIT_DROP;
+}
+
+/*
+ * The class to send from now: a cgroup's class whose head is due, by its
+ * stamp and its class's clock (the earliest such), else the default class
+ * if its head is due, since a cgroup gets its rate while the link has room
+ * for the sum of them. EDT_CLASSES, with *when the earliest time a head is
+ * due, when none is.
+ */
+static __always_inline u32 edt_pick(struct edt_inst *in, u32 id, u64 now, u64 *when)
+{
+	u32 busy = in->busy, best = EDT_CLASSES, c;
+	u64 due = ~0ULL, t;
+	struct edt_slot *s;
+
+	*when = ~0ULL;
+	if (busy & ~1U) {
+		for (c = 1; c < EDT_CLASSES; c++) {
+			if (!(busy & (1U << c)))
+				continue;
+			s = edt_slot(id, c, in->classes[c].head);
+			if (!s)
+				continue;
+			t = s->time_to_send;
+			if (t < in->classes[c].t_next)
+				t = in->classes[c].t_next;
+			if (t < *when)
+				*when = t;
+			if (t <= now && t < due) {
+				due = t;
+				best = c;
+			}
+		}
+		if (best < EDT_CLASSES)
+			return best;
+	}
+	if (busy & 1) {
+		s = edt_slot(id, 0, in->classes[0].head);
+		if (s) {
+			t = s->time_to_send;
+			if (t <= now)
+				return 0;
+			if (t < *when)
+				*when = t;
+		}
+	}
+	return EDT_CLASSES;
+}
+
+/* Advance a clock of rate bytes/s by len, from no earlier than `burst` ago. */
+static __always_inline u64 clock_after(u64 clock, u64 now, u32 len, u64 rate, u64 burst)
+{
+	u64 lag = burst * NSEC_PER_SEC / rate;
+
+	if (lag > now)
+		lag = now;
+	if (clock + lag < now)
+		clock = now - lag;
+	return clock + len * NSEC_PER_SEC / rate;
 }
 
 SEC("struct_ops/edt_dequeue")
@@ -201,33 +363,53 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 {
 	struct edt_inst *in;
 	struct edt_cfg *cfg;
+	struct edt_class *q;
 	struct edt_slot *s;
 	struct sk_buff *skb;
-	u32 id, len;
-	u64 now;
+	u64 now, when;
+	u32 id, len, c;
 
 	if (!sch->q.qlen)
 		return NULL;
 	id = qd_slot(sch);
 	in = bpf_map_lookup_elem(&insts, &id);
 	cfg = bpf_map_lookup_elem(&cfgs, &id);
-	if (!in || !cfg || in->head == in->tail)
-		return NULL;
-	s = edt_slot(id, in->head);
-	if (!s)
+	if (!in || !cfg)
 		return NULL;
 	now = bpf_ktime_get_ns();
-	if (s->time_to_send > now) {
-		bpf_qdisc_watchdog_schedule(sch, s->time_to_send, cfg->timer_slack);
+	if (in->t_next > now) {
+		bpf_qdisc_watchdog_schedule(sch, in->t_next, cfg->timer_slack);
 		return NULL;
 	}
+	c = edt_pick(in, id, now, &when);
+	if (c >= EDT_CLASSES) {
+		if (when != ~0ULL)
+			bpf_qdisc_watchdog_schedule(sch, when, cfg->timer_slack);
+		return NULL;
+	}
+	q = &in->classes[c];
+	s = edt_slot(id, c, q->head);
+	if (!s)
+		return NULL;
 	skb = bpf_kptr_xchg(&s->skb, NULL);
-	in->head++;
+	q->head++;
+	if (q->head == q->tail)
+		in->busy &= ~(1U << c);
 	if (!skb)
 		return NULL;
 	len = qdisc_pkt_len(skb);
 	sch->q.qlen--;
 	sch->qstats.backlog -= len;
+	q->backlog -= len;
+	q->bytes += len;
+	q->packets++;
+
+	/* After idle time a clock may lag by `burst`: that much leaves at once. */
+	in->t_next = clock_after(in->t_next, now, len, cfg->rate ?: ~0ULL, cfg->burst);
+	if (c)
+		q->t_next = clock_after(q->t_next, now, len, cfg->cgroups[c - 1].rate ?: ~0ULL,
+					cfg->burst);
+
 	in->win_bytes += len;
 	if (now - in->win_start >= RATE_WINDOW_NS) {
 		in->stats.rate_est = in->win_bytes * NSEC_PER_SEC / (now - in->win_start);
@@ -240,21 +422,28 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 
 static __always_inline void edt_drain(struct edt_inst *in, u32 id)
 {
+	u32 c;
 	int i;
 
-	bpf_for(i, 0, EDT_RING) {
-		struct edt_slot *s;
-		struct sk_buff *skb;
+	for (c = 0; c < EDT_CLASSES; c++) {
+		struct edt_class *q = &in->classes[c];
 
-		if (in->head == in->tail)
-			break;
-		s = edt_slot(id, in->head++);
-		if (!s)
-			continue;
-		skb = bpf_kptr_xchg(&s->skb, NULL);
-		if (skb)
-			bpf_kfree_skb(skb);
+		bpf_for(i, 0, EDT_RING) {
+			struct edt_slot *s;
+			struct sk_buff *skb;
+
+			if (q->head == q->tail)
+				break;
+			s = edt_slot(id, c, q->head++);
+			if (!s)
+				continue;
+			skb = bpf_kptr_xchg(&s->skb, NULL);
+			if (skb)
+				bpf_kfree_skb(skb);
+		}
+		q->backlog = 0;
 	}
+	in->busy = 0;
 }
 
 SEC("struct_ops/edt_init")
@@ -273,7 +462,8 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
 	if (!in)
 		return -ENOSPC;
 	__builtin_memset(&in->stats, 0, sizeof(in->stats));
-	in->head = in->tail = 0;
+	__builtin_memset(in->classes, 0, sizeof(in->classes));
+	in->busy = 0;
 	in->t_next = 0;
 	in->win_start = bpf_ktime_get_ns();
 	in->win_bytes = 0;
@@ -286,11 +476,14 @@ void BPF_PROG(edt_reset, struct Qdisc *sch)
 {
 	u32 id = qd_slot(sch);
 	struct edt_inst *in = bpf_map_lookup_elem(&insts, &id);
+	u32 c;
 
 	if (!in)
 		return;
 	edt_drain(in, id);
 	in->t_next = 0;
+	for (c = 0; c < EDT_CLASSES; c++)
+		in->classes[c].t_next = 0;
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
 }
@@ -309,8 +502,8 @@ void BPF_PROG(edt_destroy, struct Qdisc *sch)
 
 /*
  * Before the qdisc, on the same device: CE-mark ECN-capable packets that the
- * root edt instance will schedule past ce_threshold. The instance is the one
- * whose slot the root qdisc's limit names, if it sits there.
+ * root edt instance will send later than ce_threshold from now. The instance is the one whose slot
+ * the root qdisc's limit names, if it sits there.
  */
 SEC("tc")
 int edt_ce_mark(struct __sk_buff *ctx)
@@ -320,8 +513,9 @@ int edt_ce_mark(struct __sk_buff *ctx)
 	const struct Qdisc *q = dev->qdisc;
 	struct edt_inst *in;
 	struct edt_cfg *cfg;
-	u64 now;
-	u32 id;
+	u64 now, ready;
+	bool tcp;
+	u32 id, c;
 
 	if (!q)
 		return TC_ACT_OK;
@@ -333,7 +527,12 @@ int edt_ce_mark(struct __sk_buff *ctx)
 	    in->hdr.place.netns != dev->nd_net.net->net_cookie)
 		return TC_ACT_OK;
 	now = bpf_ktime_get_ns();
-	if (in->t_next > now + cfg->ce_threshold && bpf_skb_ecn_set_ce(ctx))
+	ready = now;
+	c = edt_class_of(local_sock(skb, &tcp), cfg);
+	if (c && c < EDT_CLASSES)
+		ready = class_done(&in->classes[c], cfg->cgroups[c - 1].rate ?: ~0ULL, now);
+	if (edt_estimate(in, cfg, now, ready, cfg->rate ?: ~0ULL) > now + cfg->ce_threshold &&
+	    bpf_skb_ecn_set_ce(ctx))
 		__sync_fetch_and_add(&in->stats.ce_marks, 1);
 	return TC_ACT_OK;
 }

@@ -4,7 +4,19 @@
 #define QDISCCTL_BPF_EDT_H
 
 #define EDT_MAX_INSTANCES 8
-#define EDT_RING	  16384 /* packet slots per instance: the largest limit */
+#define EDT_RING	  16384 /* packet slots of the default class: the largest limit */
+#define EDT_CGROUPS	  8	/* cgroups with their own rate, per instance */
+#define EDT_CGROUP_RING	  4096	/* packet slots of each of those */
+#define EDT_CLASSES	  (1 + EDT_CGROUPS) /* class 0: every other packet */
+#define EDT_INST_SLOTS	  (EDT_RING + EDT_CGROUPS * EDT_CGROUP_RING)
+/* A socket's cgroup is matched to an entry at most this many levels below it. */
+#define EDT_CGROUP_DEPTH 8
+
+/* A cgroup with its own rate: what struct qd_cgroup_val holds in userspace. */
+struct edt_cgroup {
+	__u64 id; /* kernfs node id of the cgroup v2 directory; 0: unused */
+	__u64 rate;
+};
 
 struct edt_cfg {
 	__u64 rate;	    /* bytes/s */
@@ -16,25 +28,43 @@ struct edt_cfg {
 	__u32 limit;	    /* packets: the safety cap */
 	__u32 backpressure; /* 1: never drop a local socket's packets below the cap */
 	__u32 pad;
+	struct edt_cgroup cgroups[EDT_CGROUPS]; /* entry i is class i + 1 */
 };
 
 struct edt_stats {
 	__u64 horizon_drops;
-	__u64 cap_drops;      /* beyond `limit` */
-	__u64 cn_signals;     /* NET_XMIT_CN returned to a TCP sender */
-	__u64 ce_marks;	      /* by edt_ce_mark, before the qdisc */
-	__u64 held_back;      /* past the horizon but kept: backpressure or min_inflight */
-	__u64 rate_est;	      /* bytes/s that left in the last window */
+	__u64 cap_drops;  /* beyond `limit` */
+	__u64 cn_signals; /* NET_XMIT_CN returned to a TCP sender */
+	__u64 ce_marks;	  /* by edt_ce_mark, before the qdisc */
+	__u64 held_back;  /* past the horizon but kept: backpressure or min_inflight */
+	__u64 rate_est;	  /* bytes/s that left in the last window */
+};
+
+/* A class: its FIFO of packets in departure order, its clock, its counters. */
+struct edt_class {
+	__u64 id;      /* the cgroup these counters are for (cgroups[i].id when counted) */
+	__u64 bytes;   /* sent */
+	__u64 packets; /* sent */
+	__u64 drops;
+	__u64 backlog; /* bytes queued */
+	/*
+	 * A cgroup's class: when its rate lets the next packet go. The
+	 * default class: the time of its last packet (FIFO order holds).
+	 */
+	__u64 t_next;
+	__u32 head, tail;
 };
 
 struct edt_inst {
 	struct qd_inst_hdr hdr;
 	struct edt_stats stats;
-	__u64 t_next; /* CLOCK_MONOTONIC ns at which the link is free again */
+	__u64 t_next; /* CLOCK_MONOTONIC ns at which the link is free again (dequeue's clock) */
 	/* Runtime state, private to the program. */
-	__u32 head, tail;
 	__u64 win_start;
 	__u64 win_bytes;
+	__u32 busy; /* bit c: class c has packets queued */
+	__u32 pad;
+	struct edt_class classes[EDT_CLASSES];
 };
 
 #endif

@@ -95,7 +95,8 @@ static int run_change(int argc, char **argv)
 		char cfg[named->cfg_size];
 
 		qd_kind_defaults(named, cfg);
-		if (qd_kind_parse(named, s.optc, s.optv, cfg))
+		/* Checks between options wait for the current ones (bands vs priomap). */
+		if (qd_kind_parse_words(named, s.optc, s.optv, cfg))
 			return QD_EXIT_USAGE;
 	}
 	if (geteuid() != 0) {

@@ -79,12 +79,18 @@ static int kind_options(char **argv)
 	return QD_EXIT_OK;
 }
 
-/* Exit 1 when the word takes no value, so the script offers options instead. */
+/*
+ * argv: the kind, then the words typed after it. Exit 1 when the next word
+ * is no option's value, so the script offers options instead.
+ */
 static int kind_values(char **argv)
 {
 	const struct qd_kind *k = qd_kind_find(argv[0]);
+	int n = 0;
 
-	if (!k || qd_complete_kind_values(k, argv[1], stdout))
+	while (argv[1 + n])
+		n++;
+	if (!k || qd_complete_kind_values(k, n, argv + 1, stdout))
 		return QD_EXIT_FAIL;
 	return QD_EXIT_OK;
 }

@@ -155,6 +155,15 @@ static void kind(const struct qd_kind *k)
 		}
 		printf(".\n");
 	}
+	if (k->table) {
+		printf(".PP\nPer-class statistics (\\fBshow \\-s\\fR; JSON array \\fB%s\\fR, ",
+		       k->table->name);
+		esc(k->table->help);
+		printf("):");
+		for (const struct qd_stat *s = k->table->stats; s->name; s++)
+			printf("%s\\fB%s\\fR", s == k->table->stats ? " " : ", ", s->name);
+		printf(".\n");
+	}
 	if (k->flows) {
 		printf(".PP\nFlow table (\\fBshow dev\\fR \\fIDEV\\fR \\fBflows\\fR "
 		       "[\\fBsort\\fR \\fICOLUMN\\fR]) columns:");

@@ -107,12 +107,16 @@ static void print_xstats(const struct qdisc_info *qi, void *data)
 	uint32_t id;
 
 	if (!(reg = show_instance(ctx, ctx->printing ? ctx->printing : qi, &id)) ||
-	    !reg->kind->stats)
+	    (!reg->kind->stats && !reg->kind->table && !reg->kind->rows))
 		return;
-	char inst[reg->inst_size];
+	char inst[reg->inst_size], cfg[reg->kind->cfg_size];
 	if (qd_reg_inst(reg, id, inst))
 		return;
 	qd_kind_print_stats(reg->kind, inst, reg->inst_size, show_now());
+	if (reg->kind->rows && !qd_reg_cfg(reg, id, cfg))
+		qd_kind_print_rows(reg->kind, cfg, inst, reg->inst_size);
+	if (reg->kind->table && !qd_reg_cfg(reg, id, cfg))
+		qd_kind_print_table(reg->kind, inst, reg->inst_size, cfg);
 }
 
 static int show_one(const struct qdisc_info *qi, void *data)

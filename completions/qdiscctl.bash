@@ -31,11 +31,14 @@ _qdiscctl_words()
 	COMPREPLY=($(compgen -W "$1" -- "$cur"))
 }
 
-# _qdiscctl_kind_opts KIND: complete KIND's options, or the values of the one in prev.
+# _qdiscctl_kind_opts KIND KINDI: complete KIND (words[KINDI])'s options, or
+# the values the words after it call for.
 _qdiscctl_kind_opts()
 {
 	local vals
-	if [[ $prev != "$1" ]] && vals=$(_qdiscctl_q kind-values "$1" "$prev"); then
+	# A value or an option name: the binary knows how many values each takes.
+	if ((cword > $2 + 1)) &&
+		vals=$(_qdiscctl_q kind-values "$1" "${words[@]:$2+1:cword-$2-1}"); then
 		_qdiscctl_words "$vals"
 	else
 		_qdiscctl_reply "$(_qdiscctl_q kind-options "$1")"
@@ -116,7 +119,7 @@ _qdiscctl()
 		if ((cword == cmdi + 1)); then
 			_qdiscctl_words "$(_qdiscctl_q kinds) restore"
 		elif [[ " $(_qdiscctl_q kinds | tr '\n' ' ') " == *" ${words[cmdi + 1]} "* ]]; then
-			_qdiscctl_kind_opts "${words[cmdi + 1]}"
+			_qdiscctl_kind_opts "${words[cmdi + 1]}" $((cmdi + 1))
 		fi
 		return
 		;;
@@ -126,7 +129,7 @@ _qdiscctl()
 
 	# tc's grammar: keywords in any order, the first other word is the kind,
 	# everything after it the kind's options.
-	local dev='' kind='' place='' flows='' kinds
+	local dev='' kind='' kindi=0 place='' flows='' kinds
 	kinds=" $(_qdiscctl_q kinds | tr '\n' ' ') "
 	i=$((cmdi + 1))
 	while ((i < cword)); do
@@ -149,6 +152,7 @@ _qdiscctl()
 			((i++))
 		elif [[ $cmd != show ]]; then
 			kind=$w
+			kindi=$i
 		fi
 		((i++))
 	done
@@ -174,7 +178,7 @@ _qdiscctl()
 	if [[ -n $kind ]]; then
 		# Not one of ours (pfifo): tc knows its options, we do not.
 		[[ $kinds == *" $kind "* ]] || return
-		_qdiscctl_kind_opts "$kind"
+		_qdiscctl_kind_opts "$kind" "$kindi"
 		return
 	fi
 

@@ -9,6 +9,15 @@
 
 const char *qd_opt_default_text(const struct qd_opt *o, char *buf, size_t len)
 {
+	if (o->type == QD_OPT_LIST) {
+		size_t n = 0;
+
+		buf[0] = '\0';
+		for (unsigned int i = 0; i < o->count && n < len; i++)
+			n += snprintf(buf + n, len - n, "%s%llu", i ? " " : "",
+				      (unsigned long long)o->defs[i]);
+		return buf;
+	}
 	/* Help says "1000", not "1000p": the unit is in the metavar. */
 	if (o->type == QD_OPT_COUNT && !(o->special && o->def == o->special_val)) {
 		snprintf(buf, len, "%llu", (unsigned long long)o->def);
@@ -25,6 +34,10 @@ static const char *type_name(const struct qd_opt *o)
 		return "choice";
 	case QD_OPT_BOOL:
 		return "bool";
+	case QD_OPT_LIST:
+		return "list";
+	case QD_OPT_CGROUPS:
+		return "cgroups";
 	default:
 		return qd_opt_metavar(o);
 	}
@@ -42,6 +55,9 @@ void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len)
 					      o->choices[i]);
 			if (n < len)
 				n += snprintf(buf + n, len - n, "]");
+		} else if (o->type == QD_OPT_CGROUPS) {
+			n += snprintf(buf + n, len - n, " [%s %s | %s PATH]...", o->name,
+				      qd_opt_metavar(o), o->unset);
 		} else if (o->flags & QD_OPT_REQUIRED) {
 			n += snprintf(buf + n, len - n, " %s %s", o->name, qd_opt_metavar(o));
 		} else {
@@ -54,6 +70,10 @@ void qd_opt_label(const struct qd_opt *o, char *buf, size_t len)
 {
 	size_t n = 0;
 
+	if (o->type == QD_OPT_CGROUPS) {
+		snprintf(buf, len, "%s %s | %s PATH", o->name, qd_opt_metavar(o), o->unset);
+		return;
+	}
 	if (!qd_opt_is_keyword(o)) {
 		snprintf(buf, len, "%s %s", o->name, qd_opt_metavar(o));
 		return;
@@ -83,6 +103,22 @@ static void describe_tables(const struct qd_kind *k, bool detailed)
 				print_text(" %s", s->name);
 		}
 		close_json_array(PRINT_JSON, NULL);
+		if (detailed)
+			print_text("\n");
+	}
+	if (k->table) {
+		open_json_object("stat_table");
+		print_string(PRINT_JSON, "name", NULL, k->table->name);
+		open_json_array(PRINT_JSON, "fields");
+		if (detailed)
+			print_text("\n%s (show -s, %s):", k->table->name, k->table->help);
+		for (const struct qd_stat *s = k->table->stats; s->name; s++) {
+			print_string(PRINT_JSON, NULL, NULL, s->name);
+			if (detailed)
+				print_text(" %s", s->name);
+		}
+		close_json_array(PRINT_JSON, NULL);
+		close_json_object();
 		if (detailed)
 			print_text("\n");
 	}
@@ -131,12 +167,24 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 			print_string(PRINT_JSON, "default", NULL,
 				     qd_opt_default_text(o, b, sizeof(b)));
 		} else {
-			if (o->flags & QD_OPT_REQUIRED)
+			if (o->flags & QD_OPT_REQUIRED) {
 				print_bool(PRINT_JSON, "required", NULL, true);
-			else
+			} else if (o->type == QD_OPT_LIST) {
+				print_uint(PRINT_JSON, "count", NULL, o->count);
+				open_json_array(PRINT_JSON, "default");
+				for (unsigned int i = 0; i < o->count; i++)
+					print_uint(PRINT_JSON, NULL, NULL, o->defs[i]);
+				close_json_array(PRINT_JSON, NULL);
+			} else {
 				print_uint(PRINT_JSON, "default", NULL, o->def);
+			}
 			print_uint(PRINT_JSON, "min", NULL, o->min);
 			print_uint(PRINT_JSON, "max", NULL, o->max);
+		}
+		if (o->type == QD_OPT_CGROUPS) {
+			print_uint(PRINT_JSON, "entries", NULL, o->count);
+			print_string(PRINT_JSON, "value", NULL, o->sub);
+			print_string(PRINT_JSON, "unset", NULL, o->unset);
 		}
 		if (o->special)
 			print_string(PRINT_JSON, "special", NULL, o->special);

@@ -14,6 +14,10 @@ static const char *const edt_backpressure[] = { "nobackpressure", "backpressure"
 
 #define OPT(f) .off = offsetof(struct edt_cfg, f), .width = sizeof(((struct edt_cfg *)0)->f)
 
+_Static_assert(sizeof(struct edt_cgroup) == sizeof(struct qd_cgroup_val) &&
+		       offsetof(struct edt_cgroup, rate) == offsetof(struct qd_cgroup_val, val),
+	       "edt's cgroup entries are what QD_OPT_CGROUPS parses");
+
 static const struct qd_opt edt_opts[] = {
 	{
 		.name = "rate",
@@ -76,6 +80,21 @@ static const struct qd_opt edt_opts[] = {
 		.help = "keep local sockets' packets below the cap, so that senders block instead",
 	},
 	{
+		.name = "cgroup",
+		.type = QD_OPT_CGROUPS,
+		.off = offsetof(struct edt_cfg, cgroups),
+		.width = sizeof(struct edt_cgroup),
+		.count = EDT_CGROUPS,
+		.sub = "rate",
+		.sub_type = QD_OPT_RATE,
+		.unset = "nocgroup",
+		.min = 1,
+		.max = UINT64_MAX >> 8,
+		.metavar = "PATH rate RATE",
+		.help = "packets of local sockets in cgroup PATH or below it leave at most at RATE "
+			"(8 cgroups at most)",
+	},
+	{
 		.name = "timer_slack",
 		.type = QD_OPT_TIME,
 		OPT(timer_slack),
@@ -86,7 +105,8 @@ static const struct qd_opt edt_opts[] = {
 	{}
 };
 
-#define STAT(f) .off = offsetof(struct edt_inst, stats.f), .width = sizeof(((struct edt_stats *)0)->f)
+#define STAT(f) \
+	.off = offsetof(struct edt_inst, stats.f), .width = sizeof(((struct edt_stats *)0)->f)
 
 static const struct qd_stat edt_stats[] = {
 	{ .name = "rate_est", .text = "  rate %s", STAT(rate_est), .type = QD_STAT_RATE },
@@ -98,12 +118,34 @@ static const struct qd_stat edt_stats[] = {
 		.width = 8,
 		.flags = QD_STAT_NONZERO,
 	},
-	{ .name = "horizon_drops", .text = "  horizon_drops %s", STAT(horizon_drops), .flags = QD_STAT_NEWLINE },
+	{ .name = "horizon_drops",
+	  .text = "  horizon_drops %s",
+	  STAT(horizon_drops),
+	  .flags = QD_STAT_NEWLINE },
 	{ .name = "cap_drops", .text = " cap_drops %s", STAT(cap_drops) },
 	{ .name = "held_back", .text = " held_back %s", STAT(held_back) },
 	{ .name = "cn_signals", .text = " cn_signals %s", STAT(cn_signals) },
 	{ .name = "ce_marks", .text = " ce_marks %s", STAT(ce_marks) },
 	{}
+};
+
+#define ROW(f) .off = offsetof(struct edt_class, f), .width = sizeof(((struct edt_class *)0)->f)
+
+static const struct qd_stat edt_row_stats[] = {
+	{ .name = "bytes", .text = " sent %s bytes", ROW(bytes) },
+	{ .name = "packets", .text = " %s pkt", ROW(packets) },
+	{ .name = "drops", .text = " (dropped %s)", ROW(drops) },
+	{}
+};
+
+/* Class 0 is everything else: the cgroups' rows start at class 1. */
+static const struct qd_stat_rows edt_rows = {
+	.name = "cgroups",
+	.opt = "cgroup",
+	.off = offsetof(struct edt_inst, classes[1]),
+	.stride = sizeof(struct edt_class),
+	.key_off = offsetof(struct edt_class, id),
+	.stats = edt_row_stats,
 };
 
 static const void *edt_elf(size_t *size)
@@ -118,6 +160,7 @@ static const struct qd_kind edt_kind = {
 	.opts = edt_opts,
 	.cfg_size = sizeof(struct edt_cfg),
 	.stats = edt_stats,
+	.rows = &edt_rows,
 	.elf_bytes = edt_elf,
 	.egress_prog = "edt_ce_mark",
 };

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kinds/kind.h"
+#include "lib/cgroup.h"
 #include "lib/common.h"
 #include "lib/json_print.h"
 #include "lib/units.h"
@@ -53,6 +54,10 @@ const char *qd_opt_metavar(const struct qd_opt *o)
 		return "TIME";
 	case QD_OPT_RATE:
 		return "RATE";
+	case QD_OPT_LIST:
+		return "NUMBERS";
+	case QD_OPT_CGROUPS:
+		return "PATH";
 	case QD_OPT_CHOICE:
 	case QD_OPT_BOOL:
 	case QD_OPT_WORD:
@@ -66,13 +71,22 @@ bool qd_opt_is_keyword(const struct qd_opt *o)
 	return o->type == QD_OPT_CHOICE || o->type == QD_OPT_BOOL || o->type == QD_OPT_WORD;
 }
 
-uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
+uint64_t qd_opt_get_at(const struct qd_opt *o, const void *cfg, unsigned int i)
 {
-	const char *p = (const char *)cfg + o->off;
+	const char *p = (const char *)cfg + o->off + (size_t)i * o->width;
+	uint8_t v8;
+	uint16_t v16;
 	uint32_t v32;
 	uint64_t v64;
 
-	if (o->width == 4) {
+	switch (o->width) {
+	case 1:
+		memcpy(&v8, p, sizeof(v8));
+		return v8;
+	case 2:
+		memcpy(&v16, p, sizeof(v16));
+		return v16;
+	case 4:
 		memcpy(&v32, p, sizeof(v32));
 		return v32;
 	}
@@ -80,15 +94,45 @@ uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
 	return v64;
 }
 
-void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v)
+void qd_opt_set_at(const struct qd_opt *o, void *cfg, unsigned int i, uint64_t v)
 {
-	char *p = (char *)cfg + o->off;
+	char *p = (char *)cfg + o->off + (size_t)i * o->width;
+	uint8_t v8 = v;
+	uint16_t v16 = v;
 	uint32_t v32 = v;
 
-	if (o->width == 4)
+	switch (o->width) {
+	case 1:
+		memcpy(p, &v8, sizeof(v8));
+		break;
+	case 2:
+		memcpy(p, &v16, sizeof(v16));
+		break;
+	case 4:
 		memcpy(p, &v32, sizeof(v32));
-	else
+		break;
+	default:
 		memcpy(p, &v, sizeof(v));
+	}
+}
+
+uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg)
+{
+	return qd_opt_get_at(o, cfg, 0);
+}
+
+void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v)
+{
+	qd_opt_set_at(o, cfg, 0, v);
+}
+
+unsigned int qd_opt_nvalues(const struct qd_opt *o)
+{
+	if (qd_opt_is_keyword(o))
+		return 0;
+	if (o->type == QD_OPT_CGROUPS)
+		return 3; /* PATH SUB VALUE */
+	return o->type == QD_OPT_LIST ? o->count : 1;
 }
 
 /* A keyword option's word for v; a value no keyword has (a map written by hand) shows as "?". */
@@ -108,12 +152,17 @@ const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t le
 	case QD_OPT_COUNT:
 		snprintf(buf, len, "%llu%s", (unsigned long long)v, o->unit ? o->unit : "");
 		return buf;
+	case QD_OPT_LIST:
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		return buf;
 	case QD_OPT_SIZE:
 		return sprint_size(v, buf, len);
 	case QD_OPT_TIME:
 		return sprint_time(v, buf, len);
 	case QD_OPT_RATE:
 		return sprint_rate(v, buf, len);
+	case QD_OPT_CGROUPS:
+		return "none";
 	case QD_OPT_CHOICE:
 	case QD_OPT_BOOL:
 	case QD_OPT_WORD:
@@ -125,8 +174,14 @@ const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t le
 void qd_kind_defaults(const struct qd_kind *k, void *cfg)
 {
 	memset(cfg, 0, k->cfg_size);
-	for (const struct qd_opt *o = k->opts; o->name; o++)
-		qd_opt_set(o, cfg, o->def);
+	for (const struct qd_opt *o = k->opts; o->name; o++) {
+		if (o->type == QD_OPT_LIST) {
+			for (unsigned int i = 0; i < o->count; i++)
+				qd_opt_set_at(o, cfg, i, o->defs[i]);
+		} else if (o->type != QD_OPT_CGROUPS) {
+			qd_opt_set(o, cfg, o->def);
+		}
+	}
 }
 
 static const struct qd_opt *find_keyword(const struct qd_kind *k, const char *word, uint64_t *idx)
@@ -152,21 +207,30 @@ static const struct qd_opt *find_named(const struct qd_kind *k, const char *word
 	return NULL;
 }
 
+static const struct qd_opt *find_unset(const struct qd_kind *k, const char *word)
+{
+	for (const struct qd_opt *o = k->opts; o->name; o++)
+		if (o->unset && !strcmp(o->unset, word))
+			return o;
+	return NULL;
+}
+
 bool qd_kind_knows(const struct qd_kind *k, const char *word)
 {
 	uint64_t idx;
 
-	return find_named(k, word) || find_keyword(k, word, &idx);
+	return find_named(k, word) || find_unset(k, word) || find_keyword(k, word, &idx);
 }
 
-static int parse_value(const struct qd_opt *o, const char *s, uint64_t *v)
+static int parse_value(enum qd_opt_type type, const struct qd_opt *o, const char *s, uint64_t *v)
 {
 	uint32_t v32;
 	int err;
 
-	switch (o->type) {
+	switch (type) {
 	case QD_OPT_COUNT:
-		if (o->width == 4) {
+	case QD_OPT_LIST:
+		if (o->width <= 4) {
 			err = parse_u32(s, &v32);
 			*v = v32;
 			return err;
@@ -181,16 +245,23 @@ static int parse_value(const struct qd_opt *o, const char *s, uint64_t *v)
 	case QD_OPT_CHOICE:
 	case QD_OPT_BOOL:
 	case QD_OPT_WORD:
+	case QD_OPT_CGROUPS:
 		break;
 	}
 	return -EINVAL;
+}
+
+/* The type of what an option's value word holds. */
+static enum qd_opt_type value_type(const struct qd_opt *o)
+{
+	return o->type == QD_OPT_CGROUPS ? o->sub_type : o->type;
 }
 
 static void print_range(const struct qd_opt *o, char *buf, size_t len)
 {
 	char lo[UNITS_BUF], hi[UNITS_BUF];
 
-	switch (o->type) {
+	switch (value_type(o)) {
 	case QD_OPT_SIZE:
 		sprint_size(o->min, lo, sizeof(lo));
 		sprint_size(o->max, hi, sizeof(hi));
@@ -214,36 +285,174 @@ static void print_range(const struct qd_opt *o, char *buf, size_t len)
 		snprintf(buf, len, "%s..%s", lo, hi);
 }
 
-/* Check and store "NAME VALUE"; prints why not and returns -EINVAL. */
-static int parse_option(const struct qd_kind *k, const struct qd_opt *o, const char *s, void *cfg)
+/* Check VALUE for option o into *v; prints why not and returns -EINVAL. */
+static int parse_checked(const struct qd_kind *k, const struct qd_opt *o, const char *s,
+			 uint64_t *v)
 {
-	char range[2 * UNITS_BUF + 32];
-	uint64_t v;
+	const struct qd_opt sub = { .type = value_type(o) };
+	char range[2 * UNITS_BUF + 32], name[64];
 
+	/* An entry's value is named by both words: "cgroup rate". */
+	if (o->type == QD_OPT_CGROUPS)
+		snprintf(name, sizeof(name), "%s %s", o->name, o->sub);
+	else
+		snprintf(name, sizeof(name), "%s", o->name);
 	print_range(o, range, sizeof(range));
 	if (o->special && !strcmp(s, o->special)) {
-		qd_opt_set(o, cfg, o->special_val);
+		*v = o->special_val;
 		return 0;
 	}
-	if (parse_value(o, s, &v)) {
-		qd_err("%s: invalid %s \"%s\": expected %s %s", k->name, o->name, s,
-		       qd_opt_metavar(o), range);
+	if (parse_value(sub.type, o, s, v)) {
+		qd_err("%s: invalid %s \"%s\": expected %s %s", k->name, name, s,
+		       o->type == QD_OPT_CGROUPS ? qd_opt_metavar(&sub) : qd_opt_metavar(o), range);
 		return -EINVAL;
 	}
-	if ((v < o->min || v > o->max) && !(o->special && v == o->special_val)) {
-		qd_err("%s: %s \"%s\" is out of range %s", k->name, o->name, s, range);
+	if ((*v < o->min || *v > o->max) && !(o->special && *v == o->special_val)) {
+		qd_err("%s: %s \"%s\" is out of range %s", k->name, name, s, range);
 		return -EINVAL;
 	}
 	/* sch_fq rounds buckets to a power of two; saying so beats a silent change. */
-	if ((o->flags & QD_OPT_POW2) && (v & (v - 1))) {
+	if ((o->flags & QD_OPT_POW2) && (*v & (*v - 1))) {
 		qd_err("%s: %s \"%s\" is not a power of two (%s)", k->name, o->name, s, range);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+static int parse_option(const struct qd_kind *k, const struct qd_opt *o, const char *s, void *cfg)
+{
+	uint64_t v;
+
+	if (parse_checked(k, o, s, &v))
+		return -EINVAL;
 	qd_opt_set(o, cfg, v);
 	return 0;
 }
 
+static struct qd_cgroup_val *cgroup_vals(const struct qd_opt *o, void *cfg)
+{
+	return (struct qd_cgroup_val *)((char *)cfg + o->off);
+}
+
+/* The cgroup a PATH word names; prints why not and returns -EINVAL. */
+static int parse_cgroup(const struct qd_kind *k, const struct qd_opt *o, const char *path,
+			uint64_t *id)
+{
+	int err = qd_cgroup_id(path, id);
+
+	if (err == -ENOTDIR)
+		qd_err("%s: %s \"%s\" is not a cgroup v2 directory", k->name, o->name, path);
+	else if (err)
+		qd_err("%s: %s \"%s\": %s", k->name, o->name, path, strerror(-err));
+	return err ? -EINVAL : 0;
+}
+
+/*
+ * "NAME PATH SUB VALUE": set the entry of PATH's cgroup, or take a free
+ * one. Entries keep their places, so the program's per-entry state and
+ * counters stay with their cgroup across changes.
+ */
+static int parse_cgroup_entry(const struct qd_kind *k, const struct qd_opt *o, char **words,
+			      void *cfg)
+{
+	struct qd_cgroup_val *e = cgroup_vals(o, cfg), *slot = NULL;
+	uint64_t id, v;
+
+	if (parse_cgroup(k, o, words[0], &id))
+		return -EINVAL;
+	if (strcmp(words[1], o->sub)) {
+		qd_err("%s: expected \"%s\" after %s %s, not \"%s\"", k->name, o->sub, o->name,
+		       words[0], words[1]);
+		return -EINVAL;
+	}
+	if (parse_checked(k, o, words[2], &v))
+		return -EINVAL;
+	for (unsigned int i = 0; i < o->count; i++) {
+		if (e[i].id == id) {
+			slot = &e[i];
+			break;
+		}
+		if (!e[i].id && !slot)
+			slot = &e[i];
+	}
+	if (!slot) {
+		qd_err("%s: %s \"%s\": already %u cgroups, the most an instance takes", k->name,
+		       o->name, words[0], o->count);
+		return -EINVAL;
+	}
+	slot->id = id;
+	slot->val = v;
+	return 0;
+}
+
+static int parse_cgroup_unset(const struct qd_kind *k, const struct qd_opt *o, const char *path,
+			      void *cfg)
+{
+	struct qd_cgroup_val *e = cgroup_vals(o, cfg);
+	uint64_t id;
+
+	if (parse_cgroup(k, o, path, &id))
+		return -EINVAL;
+	for (unsigned int i = 0; i < o->count; i++) {
+		if (e[i].id == id) {
+			e[i].id = 0;
+			e[i].val = 0;
+			return 0;
+		}
+	}
+	qd_err("%s: %s \"%s\": no such cgroup here", k->name, o->unset, path);
+	return -EINVAL;
+}
+
+/*
+ * "NAME V1 ... Vcount" from argv[*i] on: all count values, each checked as
+ * a single value is; one more number after them is an error, not an
+ * option name. Leaves *i at the last word used.
+ */
+static int parse_list(const struct qd_kind *k, const struct qd_opt *o, int argc, char **argv,
+		      int *i, void *cfg)
+{
+	char range[2 * UNITS_BUF + 32];
+	uint64_t v;
+	int first = *i + 1;
+
+	print_range(o, range, sizeof(range));
+	for (unsigned int n = 0; n < o->count; n++) {
+		int w = first + n;
+
+		if (w >= argc) {
+			qd_err("%s: %s takes %u numbers, got %u", k->name, o->name, o->count, n);
+			return -EINVAL;
+		}
+		if (parse_value(o->type, o, argv[w], &v)) {
+			qd_err("%s: %s takes %u numbers, got %u before \"%s\"", k->name, o->name,
+			       o->count, n, argv[w]);
+			return -EINVAL;
+		}
+		if (v < o->min || v > o->max) {
+			qd_err("%s: %s value \"%s\" is out of range %s", k->name, o->name, argv[w],
+			       range);
+			return -EINVAL;
+		}
+		qd_opt_set_at(o, cfg, n, v);
+	}
+	*i = first + o->count - 1;
+	if (*i + 1 < argc && !parse_value(o->type, o, argv[*i + 1], &v)) {
+		qd_err("%s: %s takes %u numbers; \"%s\" is one more", k->name, o->name, o->count,
+		       argv[*i + 1]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
+{
+	if (qd_kind_parse_words(k, argc, argv, cfg))
+		return -EINVAL;
+	return k->check ? k->check(k, cfg) : 0;
+}
+
+int qd_kind_parse_words(const struct qd_kind *k, int argc, char **argv, void *cfg)
 {
 	for (int i = 0; i < argc; i++) {
 		const struct qd_opt *o;
@@ -254,11 +463,30 @@ int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg)
 			qd_opt_set(o, cfg, v);
 			continue;
 		}
+		o = find_unset(k, argv[i]);
+		if (o) {
+			if (!qd_need_arg(argc, argv, i) || parse_cgroup_unset(k, o, argv[++i], cfg))
+				return -EINVAL;
+			continue;
+		}
 		o = find_named(k, argv[i]);
 		if (!o) {
 			qd_err("%s: unknown option \"%s\" (see 'qdiscctl help %s')", k->name,
 			       argv[i], k->name);
 			return -EINVAL;
+		}
+		if (o->type == QD_OPT_CGROUPS) {
+			if (!qd_need_arg(argc, argv, i) || !qd_need_arg(argc, argv, i + 1) ||
+			    !qd_need_arg(argc, argv, i + 2) ||
+			    parse_cgroup_entry(k, o, &argv[i + 1], cfg))
+				return -EINVAL;
+			i += 3;
+			continue;
+		}
+		if (o->type == QD_OPT_LIST) {
+			if (parse_list(k, o, argc, argv, &i, cfg))
+				return -EINVAL;
+			continue;
 		}
 		if (!qd_need_arg(argc, argv, i))
 			return -EINVAL;
@@ -275,11 +503,15 @@ int qd_kind_check_required(const struct qd_kind *k, int argc, char **argv)
 
 		if (!(o->flags & QD_OPT_REQUIRED))
 			continue;
-		/* Option words and values alternate, so look at the names only. */
+		/* Option words are followed by their values: look at the names only. */
 		for (i = 0; i < argc; i++) {
+			const struct qd_opt *n;
+
 			if (!strcmp(argv[i], o->name))
 				break;
-			if (find_named(k, argv[i]))
+			if ((n = find_named(k, argv[i])))
+				i += qd_opt_nvalues(n);
+			else if ((n = find_unset(k, argv[i])))
 				i++;
 		}
 		if (i >= argc) {
@@ -297,12 +529,46 @@ int qd_kind_change(const struct qd_kind *k, const void *cur, int argc, char **ar
 	return qd_kind_parse(k, argc, argv, cfg);
 }
 
+/* Entries in use, in their order: text "NAME PATH SUB VALUE ...", a JSON array. */
+static void print_cgroups(const struct qd_opt *o, const void *cfg)
+{
+	const struct qd_cgroup_val *e = cgroup_vals(o, (void *)cfg);
+	struct qd_opt sub = { .type = o->sub_type };
+	char buf[UNITS_BUF], path[4096];
+
+	open_json_array(PRINT_JSON, o->name);
+	for (unsigned int i = 0; i < o->count; i++) {
+		if (!e[i].id)
+			continue;
+		open_json_object(NULL);
+		/* A removed cgroup can only be named by its id. */
+		if (qd_cgroup_path(e[i].id, path, sizeof(path))) {
+			print_string(PRINT_JSON, "path", NULL, path);
+			print_text("%s %s ", o->name, path);
+		} else {
+			print_null(PRINT_JSON, "path", NULL, NULL);
+			print_text("%s (removed, id %llu) ", o->name, (unsigned long long)e[i].id);
+		}
+		print_uint(PRINT_JSON, "id", NULL, e[i].id);
+		print_uint(PRINT_JSON, o->sub, NULL, e[i].val);
+		print_text("%s %s ", o->sub, qd_opt_text(&sub, e[i].val, buf, sizeof(buf)));
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
 void qd_kind_print(const struct qd_kind *k, const void *cfg)
 {
 	char buf[UNITS_BUF];
 
 	for (const struct qd_opt *o = k->opts; o->name; o++) {
-		uint64_t v = qd_opt_get(o, cfg);
+		uint64_t v;
+
+		if (o->type == QD_OPT_CGROUPS) {
+			print_cgroups(o, cfg);
+			continue;
+		}
+		v = qd_opt_get(o, cfg);
 
 		if (((o->flags & QD_OPT_QUIET_DEFAULT) && v == o->def) ||
 		    ((o->flags & QD_OPT_QUIET_ZERO) && !v))
@@ -326,6 +592,19 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg)
 		case QD_OPT_WORD:
 			/* As tc prints horizon_drop: the word in text, a key with null in JSON. */
 			print_null(PRINT_ANY, keyword(o, v), "%s ", keyword(o, v));
+			break;
+		case QD_OPT_CGROUPS:
+			break;
+		case QD_OPT_LIST:
+			/* As tc prints priomap: "priomap 1 2 ...", JSON "priomap":[1,2,...]. */
+			open_json_array(PRINT_JSON, o->name);
+			print_text("%s ", o->name);
+			for (unsigned int i = 0; i < o->count; i++) {
+				v = qd_opt_get_at(o, cfg, i);
+				print_uint(PRINT_JSON, NULL, NULL, v);
+				print_text("%llu ", (unsigned long long)v);
+			}
+			close_json_array(PRINT_JSON, NULL);
 			break;
 		}
 	}

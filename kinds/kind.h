@@ -19,6 +19,24 @@ enum qd_opt_type {
 	QD_OPT_CHOICE, /* one keyword of .choices, stored as its index; JSON "name":"keyword" */
 	QD_OPT_BOOL,   /* .choices = { off, on }, stored as 0 or 1; JSON "name":false|true */
 	QD_OPT_WORD,   /* one keyword of .choices, stored as its index; JSON "keyword":null */
+	/*
+	 * .count numbers, each in min..max, stored as an array of .width-byte
+	 * elements from .off (defaults .defs); given all at once after the
+	 * name ("priomap 1 2 ..."); JSON "name":[1,2,...].
+	 */
+	QD_OPT_LIST,
+	/*
+	 * Repeatable "NAME PATH SUB VALUE": a value (of type .sub_type, in
+	 * min..max) for a cgroup v2 directory, in an array of .count struct
+	 * qd_cgroup_val at off (id 0: unused); "UNSET PATH" removes the entry.
+	 * JSON "NAME":[{"path":...,"id":...,"SUB":...}].
+	 */
+	QD_OPT_CGROUPS,
+};
+
+struct qd_cgroup_val {
+	uint64_t id; /* the cgroup's id: kernfs node id, its directory's inode number */
+	uint64_t val;
 };
 
 /* qd_opt.flags */
@@ -31,7 +49,7 @@ struct qd_opt {
 	const char *name;
 	enum qd_opt_type type;
 	unsigned int off;   /* in the kind's config struct */
-	unsigned int width; /* 4 or 8 bytes */
+	unsigned int width; /* 4 or 8 bytes; a QD_OPT_LIST element's: 1, 2, 4 or 8 */
 	uint64_t def;
 	uint64_t min;
 	uint64_t max;
@@ -48,6 +66,14 @@ struct qd_opt {
 	uint64_t special_val;
 	/* JSON shows the value divided by this (tc reports some times in us); 0 = 1. */
 	unsigned int json_div;
+	/* QD_OPT_LIST: how many numbers; QD_OPT_CGROUPS: how many entries. */
+	unsigned int count;
+	/* QD_OPT_LIST: the numbers' defaults. */
+	const uint64_t *defs;
+	/* QD_OPT_CGROUPS: the word before the value, its type, the removing word. */
+	const char *sub;
+	enum qd_opt_type sub_type;
+	const char *unset;
 };
 
 enum qd_stat_type {
@@ -55,6 +81,7 @@ enum qd_stat_type {
 	QD_STAT_TIME,	  /* a duration in ns, shown as tc shows times */
 	QD_STAT_DEADLINE, /* an absolute CLOCK_MONOTONIC ns, 0 = none: shown as the time left */
 	QD_STAT_RATE,	  /* bytes per second, shown as tc shows rates */
+	QD_STAT_SIZE,	  /* bytes, shown as tc shows sizes */
 };
 
 /* qd_stat.flags */
@@ -72,6 +99,39 @@ struct qd_stat {
 	unsigned int off;   /* in the "insts" value */
 	unsigned int width; /* 4 or 8 bytes */
 	unsigned int flags; /* QD_STAT_* */
+};
+
+/*
+ * Counters kept for each entry of a QD_OPT_CGROUPS option, in an array of
+ * the "insts" value: `show -s` prints a line (and a JSON object) an entry
+ * configured. Entry i owns row i; a row whose key is not the entry's
+ * cgroup id has not counted for that cgroup yet and shows zeros.
+ */
+struct qd_stat_rows {
+	const char *name;	     /* JSON key of the array */
+	const char *opt;	     /* the QD_OPT_CGROUPS option the rows follow */
+	unsigned int off;	     /* of row 0 in the "insts" value */
+	unsigned int stride;	     /* bytes a row */
+	unsigned int key_off;	     /* in a row: the cgroup id it counts for (8 bytes) */
+	const struct qd_stat *stats; /* offsets within a row; ended by an entry without a name */
+};
+
+/*
+ * Counters a kind keeps per class (prio's bands), shown by `show -s` after
+ * its other counters: one text line a record, and in JSON an array of
+ * objects under .name at the qdisc object's top level.
+ */
+struct qd_stat_table {
+	const char *name;	     /* JSON key of the array */
+	const char *help;	     /* what a record is, for help and the man page */
+	const struct qd_stat *stats; /* a record's fields: offsets and widths in it */
+	unsigned int size;	     /* of a record */
+	unsigned int max;	     /* records at most */
+	/*
+	 * Fill recs (max records of size bytes) from an "insts" value of
+	 * inst_size bytes and the instance's options: returns how many.
+	 */
+	unsigned int (*fill)(const void *inst, size_t inst_size, const void *cfg, void *recs);
 };
 
 enum qd_col_type {
@@ -120,6 +180,8 @@ struct qd_kind {
 	const void *(*elf_bytes)(size_t *size);
 	/* Counters in the "insts" value, ended by an entry without a name; or NULL. */
 	const struct qd_stat *stats;
+	/* Per-cgroup counters, or NULL. */
+	const struct qd_stat_rows *rows;
 	/* What `show ... flows` lists, or NULL. */
 	const struct qd_flows *flows;
 	/* Maps the registration pins besides insts, cfgs and pending; NULL-ended, or NULL. */
@@ -130,6 +192,14 @@ struct qd_kind {
 	 * registration and attached with each root instance. NULL: none.
 	 */
 	const char *egress_prog;
+	/*
+	 * Checks between options (prio: priomap entries below bands), run on
+	 * the whole config add, replace and change would write: prints one
+	 * line naming the bad value and returns -EINVAL. NULL: none.
+	 */
+	int (*check)(const struct qd_kind *k, const void *cfg);
+	/* Per-class counters, or NULL. */
+	const struct qd_stat_table *table;
 };
 
 /* Put a descriptor in the table the rest of qdiscctl iterates. */
@@ -146,6 +216,11 @@ const char *qd_opt_metavar(const struct qd_opt *o);
 bool qd_opt_is_keyword(const struct qd_opt *o);
 uint64_t qd_opt_get(const struct qd_opt *o, const void *cfg);
 void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v);
+/* Element i of a QD_OPT_LIST option (i = 0 for the others). */
+uint64_t qd_opt_get_at(const struct qd_opt *o, const void *cfg, unsigned int i);
+void qd_opt_set_at(const struct qd_opt *o, void *cfg, unsigned int i, uint64_t v);
+/* The words an option takes after its name: 0 for a keyword, count for a list, else 1. */
+unsigned int qd_opt_nvalues(const struct qd_opt *o);
 /* A value as text output shows it (its special word, tc units): returns buf. */
 const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t len);
 
@@ -156,6 +231,8 @@ void qd_kind_defaults(const struct qd_kind *k, void *cfg);
  * On bad input prints one line naming the token and returns -EINVAL.
  */
 int qd_kind_parse(const struct qd_kind *k, int argc, char **argv, void *cfg);
+/* The same without the kind's check between options: each word alone is valid. */
+int qd_kind_parse_words(const struct qd_kind *k, int argc, char **argv, void *cfg);
 /* cfg <- cur with only the options in argv applied: what `change` writes. */
 int qd_kind_change(const struct qd_kind *k, const void *cur, int argc, char **argv, void *cfg);
 /* argv, already parsed, names every QD_OPT_REQUIRED option; else says which not. */
@@ -171,5 +248,9 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg);
  * lines like tc's xstats, JSON keys in the current object.
  */
 void qd_kind_print_stats(const struct qd_kind *k, const void *inst, size_t size, uint64_t now);
+/* Then k's per-entry counters (k->rows), for the entries configured in cfg. */
+void qd_kind_print_rows(const struct qd_kind *k, const void *cfg, const void *inst, size_t size);
+/* Print k's per-class counters (k->table) from an "insts" value and the options. */
+void qd_kind_print_table(const struct qd_kind *k, const void *inst, size_t size, const void *cfg);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kinds/kind.h"
+#include "lib/cgroup.h"
 #include "lib/json_print.h"
 #include "lib/units.h"
 
@@ -38,6 +39,8 @@ static void print_stat(const struct qd_stat *s, uint64_t v)
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
 	else if (s->type == QD_STAT_RATE)
 		sprint_rate(v, buf, sizeof(buf));
+	else if (s->type == QD_STAT_SIZE)
+		sprint_size(v, buf, sizeof(buf));
 	else
 		sprint_time(v, buf, sizeof(buf));
 	print_uint(PRINT_JSON, s->name, NULL, v);
@@ -63,4 +66,79 @@ void qd_kind_print_stats(const struct qd_kind *k, const void *inst, size_t size,
 				print_stat(s, v);
 		print_nl();
 	}
+}
+
+static const struct qd_opt *find_opt(const struct qd_kind *k, const char *name)
+{
+	for (const struct qd_opt *o = k->opts; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+void qd_kind_print_rows(const struct qd_kind *k, const void *cfg, const void *inst, size_t size)
+{
+	const struct qd_stat_rows *r = k->rows;
+	const struct qd_cgroup_val *e;
+	const struct qd_opt *o;
+	char path[4096];
+
+	if (!r || !(o = find_opt(k, r->opt)) || o->type != QD_OPT_CGROUPS)
+		return;
+	e = (const struct qd_cgroup_val *)((const char *)cfg + o->off);
+	open_json_array(PRINT_JSON, r->name);
+	for (unsigned int i = 0; i < o->count; i++) {
+		size_t base = r->off + (size_t)i * r->stride;
+		const char *row = (const char *)inst + base;
+		uint64_t key = 0;
+
+		if (!e[i].id)
+			continue;
+		if (base + r->stride <= size)
+			memcpy(&key, row + r->key_off, sizeof(key));
+		open_json_object(NULL);
+		if (qd_cgroup_path(e[i].id, path, sizeof(path))) {
+			print_text("  %s ", o->name);
+			print_string(PRINT_ANY, "path", "%s:", path);
+		} else {
+			print_null(PRINT_JSON, "path", NULL, NULL);
+			print_text("  %s (removed, id %llu):", o->name,
+				   (unsigned long long)e[i].id);
+		}
+		print_uint(PRINT_JSON, "id", NULL, e[i].id);
+		for (const struct qd_stat *s = r->stats; s->name; s++) {
+			uint64_t v = 0;
+
+			if (key == e[i].id && base + s->off + s->width <= size)
+				memcpy(&v, row + s->off, s->width);
+			print_stat(s, v);
+		}
+		close_json_object();
+		print_nl();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+void qd_kind_print_table(const struct qd_kind *k, const void *inst, size_t size, const void *cfg)
+{
+	const struct qd_stat_table *t = k->table;
+	unsigned int n;
+	uint64_t v;
+
+	if (!t)
+		return;
+	char recs[(size_t)t->max * t->size];
+	n = t->fill(inst, size, cfg, recs);
+	open_json_array(PRINT_JSON, t->name);
+	for (unsigned int i = 0; i < n && i < t->max; i++) {
+		const char *r = recs + (size_t)i * t->size;
+
+		open_json_object(NULL);
+		for (const struct qd_stat *s = t->stats; s->name; s++)
+			if (stat_value(s, r, t->size, 0, &v))
+				print_stat(s, v);
+		close_json_object();
+		print_nl();
+	}
+	close_json_array(PRINT_JSON, NULL);
 }

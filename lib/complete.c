@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cgroup.h"
 #include "lib/complete.h"
 #include "lib/units.h"
 
@@ -11,6 +12,8 @@ void qd_complete_kind_words(const struct qd_kind *k, FILE *f)
 	for (const struct qd_opt *o = k->opts; o->name; o++) {
 		if (!qd_opt_is_keyword(o)) {
 			fprintf(f, "%s\n", o->name);
+			if (o->unset)
+				fprintf(f, "%s\n", o->unset);
 			continue;
 		}
 		/* A keyword option is typed as one of its words, never by its name. */
@@ -19,11 +22,58 @@ void qd_complete_kind_words(const struct qd_kind *k, FILE *f)
 	}
 }
 
-int qd_complete_kind_values(const struct qd_kind *k, const char *opt, FILE *f)
+static const struct qd_opt *named(const struct qd_kind *k, const char *word)
 {
-	for (const struct qd_opt *o = k->opts; o->name; o++) {
-		if (qd_opt_is_keyword(o) || strcmp(o->name, opt))
+	for (const struct qd_opt *o = k->opts; o->name; o++)
+		if (!qd_opt_is_keyword(o) && !strcmp(o->name, word))
+			return o;
+	return NULL;
+}
+
+static const struct qd_opt *unset_word(const struct qd_kind *k, const char *word)
+{
+	for (const struct qd_opt *o = k->opts; o->name; o++)
+		if (o->unset && !strcmp(o->unset, word))
+			return o;
+	return NULL;
+}
+
+int qd_complete_kind_values(const struct qd_kind *k, int argc, char **argv, FILE *f)
+{
+	const struct qd_opt *o = NULL;
+	int pos = 0;
+
+	/* Which option's values the next word is, if any: a list takes several. */
+	for (int i = 0; i < argc; i++) {
+		const struct qd_opt *n = named(k, argv[i]);
+
+		if (!n && unset_word(k, argv[i])) {
+			/* "nocgroup PATH" */
+			if (i + 1 >= argc) {
+				qd_cgroup_list(f);
+				return 0;
+			}
+			i++;
 			continue;
+		}
+		if (!n)
+			continue;
+		if (i + (int)qd_opt_nvalues(n) >= argc) {
+			o = n;
+			pos = argc - i; /* the next word is value number pos */
+			break;
+		}
+		i += qd_opt_nvalues(n);
+	}
+	if (o && o->type == QD_OPT_CGROUPS) {
+		/* "cgroup PATH rate RATE" */
+		if (pos == 1)
+			qd_cgroup_list(f);
+		else if (pos == 2)
+			fprintf(f, "%s\n", o->sub);
+		return 0;
+	}
+	if (o) {
 		if (o->special)
 			fprintf(f, "%s\n", o->special);
 		/* Powers of two are few: 13 up to 4096, at most 64 for any width. */

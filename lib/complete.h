@@ -17,12 +17,14 @@
 /* What may follow the kind: each option's name, and every keyword. */
 void qd_complete_kind_words(const struct qd_kind *k, FILE *f);
 /*
- * The finite values of option opt of k: its special word ("auto"), the
- * powers of two of a QD_OPT_POW2 range; nothing for an open range.
- * -ENOENT when opt is not an option of k that takes a value (a keyword, or
- * unknown), so the shell knows to offer option names instead.
+ * The finite values of the option whose value the word after argv (the
+ * words typed after the kind) is: its special word ("auto"), the powers of
+ * two of a QD_OPT_POW2 range; nothing for an open range or a list's
+ * numbers. -ENOENT when that word is no option's value (after a keyword,
+ * or after all of an option's values), so the shell knows to offer option
+ * names instead.
  */
-int qd_complete_kind_values(const struct qd_kind *k, const char *opt, FILE *f);
+int qd_complete_kind_values(const struct qd_kind *k, int argc, char **argv, FILE *f);
 /* The columns `show ... flows sort` accepts, over every kind (NULL-ended). */
 void qd_complete_columns(const struct qd_kind *const *kinds, FILE *f);
 

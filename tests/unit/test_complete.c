@@ -45,6 +45,20 @@ static const struct qd_flows u_flows = { .cols = u_cols };
 static const struct qd_kind t_kind = { .name = "t", .opts = t_opts, .flows = &t_flows };
 static const struct qd_kind u_kind = { .name = "u", .opts = t_opts + 5, .flows = &u_flows };
 static const struct qd_kind v_kind = { .name = "v", .opts = t_opts + 5 };
+/* A list option: its values are the next count words. */
+static const uint64_t l_defs[3] = { 0, 1, 2 };
+static const struct qd_opt l_opts[] = {
+	{ .name = "map", .type = QD_OPT_LIST, .width = 1, .count = 3, .defs = l_defs, .max = 7 },
+	{ .name = "rate",
+	  .type = QD_OPT_RATE,
+	  .off = 8,
+	  .width = 8,
+	  .max = UINT64_MAX,
+	  .special = "unlimited",
+	  .special_val = UINT64_MAX },
+	{}
+};
+static const struct qd_kind l_kind = { .name = "l", .opts = l_opts };
 /* kind.c iterates the registered kinds; one makes the section exist. */
 QD_KIND_REGISTER(t_kind);
 
@@ -84,20 +98,39 @@ static void test_words(void)
 static void test_values(void)
 {
 	begin();
-	CHECK(qd_complete_kind_values(&t_kind, "buckets", mem) == 0);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "buckets" }, mem) == 0);
 	CHECK_STR(end(), "4 8 16 32 64 ");
 	begin();
-	CHECK(qd_complete_kind_values(&t_kind, "rate", mem) == 0);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "rate" }, mem) == 0);
 	CHECK_STR(end(), "unlimited ");
 	/* An open range: takes a value, none to offer. */
 	begin();
-	CHECK(qd_complete_kind_values(&t_kind, "limit", mem) == 0);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "limit" }, mem) == 0);
 	CHECK_STR(end(), "");
 	/* Keywords take no value; neither do unknown words. */
 	begin();
-	CHECK(qd_complete_kind_values(&t_kind, "mode", mem) == -ENOENT);
-	CHECK(qd_complete_kind_values(&t_kind, "drop", mem) == -ENOENT);
-	CHECK(qd_complete_kind_values(&t_kind, "nosuch", mem) == -ENOENT);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "mode" }, mem) == -ENOENT);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "drop" }, mem) == -ENOENT);
+	CHECK(qd_complete_kind_values(&t_kind, 1, (char *[]){ "nosuch" }, mem) == -ENOENT);
+	CHECK_STR(end(), "");
+}
+
+static void test_list_values(void)
+{
+	/* Within the list a number is due, after it an option name, then rate's value. */
+	begin();
+	CHECK(qd_complete_kind_values(&l_kind, 1, (char *[]){ "map" }, mem) == 0);
+	CHECK(qd_complete_kind_values(&l_kind, 3, (char *[]){ "map", "1", "2" }, mem) == 0);
+	CHECK_STR(end(), "");
+	CHECK(qd_complete_kind_values(&l_kind, 4, (char *[]){ "map", "1", "2", "3" }, mem) ==
+	      -ENOENT);
+	begin();
+	CHECK(qd_complete_kind_values(&l_kind, 5, (char *[]){ "map", "1", "2", "3", "rate" },
+				      mem) == 0);
+	CHECK_STR(end(), "unlimited ");
+	/* A number that happens to be an option's name inside a list is a value. */
+	begin();
+	CHECK(qd_complete_kind_values(&l_kind, 3, (char *[]){ "map", "rate", "1" }, mem) == 0);
 	CHECK_STR(end(), "");
 }
 
@@ -139,6 +172,7 @@ int main(void)
 {
 	test_words();
 	test_values();
+	test_list_values();
 	test_columns();
 	test_handles();
 	return test_summary("test_complete");

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prio: pfifo_fast's behaviour as a BPF qdisc, with sch_prio's bands and
+ * priomap. A packet goes to band priomap[skb->priority & TC_PRIO_MAX];
+ * dequeue always serves the lowest-numbered band that holds packets.
+ *
+ * Each band of each instance owns PRIO_RING consecutive slots of one ARRAY
+ * of skb kptrs and free-running head/tail counters, as fifo's ring does,
+ * and a bit in the instance's active mask while its ring holds packets.
+ * Dequeue finds the band to serve in that mask, so a band a `change`
+ * removed still drains (after the remaining bands) and loses nothing.
+ *
+ * As in fifo, a packet that finds the whole qdisc empty waits in the
+ * instance's fast slot instead of a ring, and the final empty dequeue reads
+ * only sch->q.qlen. Such a packet is counted in its band when it arrives,
+ * where band and length are at hand, so that its dequeue is fifo's; its
+ * band, length and segments are kept next to it for userspace, which
+ * shows it queued rather than sent. No lock (the root lock serialises an
+ * instance), no allocation per packet.
+ */
+#include "common.h"
+#include "prio.h"
+
+char _license[] SEC("license") = "GPL";
+
+#define PRIO_SLOTS (PRIO_INSTANCES * PRIO_BANDS_MAX * PRIO_RING)
+
+struct prio_slot {
+	struct sk_buff __kptr *skb;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PRIO_INSTANCES);
+	__type(key, u32);
+	__type(value, struct prio_inst);
+} insts SEC(".maps");
+
+/* Options live apart from the hot state so qdiscctl can rewrite them whole. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PRIO_INSTANCES);
+	__type(key, u32);
+	__type(value, struct prio_cfg);
+} cfgs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PRIO_INSTANCES + 1);
+	__type(key, struct qd_place);
+	__type(value, struct prio_cfg);
+} pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PRIO_SLOTS);
+	__type(key, u32);
+	__type(value, struct prio_slot);
+} ring SEC(".maps");
+
+static __always_inline struct prio_slot *prio_slot(u32 id, u32 band, u32 pos)
+{
+	u32 key = (id * PRIO_BANDS_MAX + band) * PRIO_RING + (pos & (PRIO_RING - 1));
+
+	return bpf_map_lookup_elem(&ring, &key);
+}
+
+/* The lowest set bit's number; mask is not 0. BPF has no ctz instruction. */
+static __always_inline u32 lowest_band(u32 mask)
+{
+	u32 b = 0;
+
+	mask &= -mask;
+	if (mask & 0xffff0000)
+		b += 16;
+	if (mask & 0xff00ff00)
+		b += 8;
+	if (mask & 0xf0f0f0f0)
+		b += 4;
+	if (mask & 0xcccccccc)
+		b += 2;
+	if (mask & 0xaaaaaaaa)
+		b += 1;
+	return b;
+}
+
+/*
+ * GSO segments of skb, as bpf_qdisc_bstats_update counts packets, so that
+ * the bands' counters add up to the qdisc's. Only a GSO packet's length
+ * differs from its qdisc length (or one a size table changed), so the
+ * shared info is read only then.
+ */
+static __always_inline u32 prio_segs(struct sk_buff *skb, u32 len)
+{
+	struct skb_shared_info *shinfo;
+
+	if (len == skb->len)
+		return 1;
+	shinfo = bpf_core_cast(skb->head + skb->end, struct skb_shared_info);
+	return shinfo->gso_size ? shinfo->gso_segs : 1;
+}
+
+static __always_inline void prio_drain(struct prio_inst *in, u32 id)
+{
+	struct sk_buff *skb;
+	int i, j;
+
+	skb = bpf_kptr_xchg(&in->fast, NULL);
+	if (skb) {
+		/* Counted when it arrived, but never sent. */
+		struct prio_band *b = &in->band[in->fast_band & (PRIO_BANDS_MAX - 1)];
+
+		b->bytes -= in->fast_len;
+		b->packets -= in->fast_segs;
+		bpf_kfree_skb(skb);
+	}
+	in->fast_len = 0;
+	bpf_for(i, 0, PRIO_BANDS_MAX) {
+		struct prio_band *b = &in->band[i & (PRIO_BANDS_MAX - 1)];
+
+		bpf_for(j, 0, PRIO_RING) {
+			struct prio_slot *s;
+
+			if (b->head == b->tail)
+				break;
+			s = prio_slot(id, i & (PRIO_BANDS_MAX - 1), b->head++);
+			if (!s)
+				continue;
+			skb = bpf_kptr_xchg(&s->skb, NULL);
+			if (skb)
+				bpf_kfree_skb(skb);
+		}
+		b->head = b->tail;
+		b->backlog = 0;
+	}
+	in->active = 0;
+}
+
+/* As in fifo.bpf.c: arguments read from ctx where needed, not held in registers. */
+#define ENQ_SKB(ctx)	 ((struct sk_buff *)(ctx)[0])
+#define ENQ_SCH(ctx)	 ((struct Qdisc *)(ctx)[1])
+#define ENQ_TO_FREE(ctx) ((struct bpf_sk_buff_ptr *)(ctx)[2])
+
+SEC("struct_ops/prio_enqueue")
+int prio_enqueue(unsigned long long *ctx)
+{
+	u32 id = qd_slot(ENQ_SCH(ctx));
+	struct prio_inst *in = bpf_map_lookup_elem(&insts, &id);
+	struct prio_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
+	struct sk_buff *skb = ENQ_SKB(ctx);
+	struct Qdisc *sch = ENQ_SCH(ctx);
+	struct prio_band *b;
+	struct prio_slot *s;
+	u32 band, len, limit, n, segs;
+
+	if (!in || !cfg)
+		goto drop_nostat;
+	band = cfg->priomap[skb->priority & (PRIO_PRIOS - 1)] & (PRIO_BANDS_MAX - 1);
+	len = qdisc_pkt_len(skb);
+	b = &in->band[band];
+	if (!sch->q.qlen) {
+		/* Empty, so below any limit (>= 1) and the fast slot is free. */
+		sch->q.qlen = 1;
+		sch->qstats.backlog += len;
+		segs = prio_segs(skb, len);
+		b->bytes += len;
+		b->packets += segs;
+		in->fast_band = band;
+		in->fast_len = len;
+		in->fast_segs = segs;
+		skb = bpf_kptr_xchg(&in->fast, ENQ_SKB(ctx));
+		if (!skb)
+			return NET_XMIT_SUCCESS;
+		/* Cannot happen; should it, drop what was there rather than leak it. */
+		sch = ENQ_SCH(ctx);
+		sch->q.qlen--;
+		sch->qstats.backlog -= qdisc_pkt_len(skb);
+		goto drop_nostat;
+	}
+	limit = cfg->limit;
+	if (!limit) {
+		/* pfifo_fast's bound: the device's txqueuelen, a band. */
+		limit = ENQ_SCH(ctx)->dev_queue->dev->tx_queue_len;
+		if (limit > PRIO_RING)
+			limit = PRIO_RING;
+	}
+	n = b->tail - b->head + (in->fast_len && in->fast_band == band);
+	if (n >= limit)
+		goto drop;
+	s = prio_slot(id, band, b->tail);
+	if (!s)
+		goto drop;
+	b->tail++;
+	b->backlog += len;
+	in->active |= 1U << band;
+	sch = ENQ_SCH(ctx);
+	sch->q.qlen++;
+	sch->qstats.backlog += len;
+	skb = bpf_kptr_xchg(&s->skb, skb);
+	if (!skb)
+		return NET_XMIT_SUCCESS;
+	/* Cannot happen: limit <= PRIO_RING keeps the slot free. */
+	sch = ENQ_SCH(ctx);
+	sch->q.qlen--;
+	sch->qstats.backlog -= qdisc_pkt_len(skb);
+drop:
+	b->drops++;
+drop_nostat:
+	sch = ENQ_SCH(ctx);
+	sch->qstats.drops++;
+	bpf_qdisc_skb_drop(skb, ENQ_TO_FREE(ctx));
+	return NET_XMIT_DROP;
+}
+
+SEC("struct_ops/prio_dequeue")
+struct sk_buff *BPF_PROG(prio_dequeue, struct Qdisc *sch)
+{
+	struct prio_inst *in;
+	struct sk_buff *skb;
+	u32 id, band, len;
+
+	if (!sch->q.qlen)
+		return NULL;
+	id = qd_slot(sch);
+	in = bpf_map_lookup_elem(&insts, &id);
+	if (!in)
+		return NULL;
+	if (in->fast) {
+		/* It arrived at an empty qdisc: nothing queued is older. */
+		in->fast_len = 0;
+		skb = bpf_kptr_xchg(&in->fast, NULL);
+		if (!skb)
+			return NULL;
+		len = qdisc_pkt_len(skb);
+	} else {
+		struct prio_band *b;
+		struct prio_slot *s;
+
+		if (!in->active)
+			return NULL;
+		band = lowest_band(in->active);
+		b = &in->band[band & (PRIO_BANDS_MAX - 1)];
+		s = prio_slot(id, band, b->head++);
+		if (b->head == b->tail)
+			in->active &= ~(1U << band);
+		if (!s)
+			return NULL;
+		skb = bpf_kptr_xchg(&s->skb, NULL);
+		if (!skb)
+			return NULL;
+		len = qdisc_pkt_len(skb);
+		b->backlog -= len;
+		b->bytes += len;
+		b->packets += prio_segs(skb, len);
+	}
+	sch->q.qlen--;
+	sch->qstats.backlog -= len;
+	bpf_qdisc_bstats_update(sch, skb);
+	return skb;
+}
+
+SEC("struct_ops/prio_init")
+int BPF_PROG(prio_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
+{
+	s64 slot = qd_init_instance(sch, &insts, &cfgs, &pending, PRIO_INSTANCES,
+				    sizeof(struct prio_cfg));
+	struct prio_inst *in;
+	int i;
+	u32 id;
+
+	if (slot < 0)
+		return slot;
+	id = slot;
+	in = bpf_map_lookup_elem(&insts, &id);
+	if (!in)
+		return -ENOSPC;
+	/* .destroy left the fast slot and the rings empty; the counters start anew. */
+	in->fast_len = 0;
+	in->active = 0;
+	bpf_for(i, 0, PRIO_BANDS_MAX) {
+		struct prio_band *b = &in->band[i & (PRIO_BANDS_MAX - 1)];
+
+		b->head = 0;
+		b->tail = 0;
+		b->backlog = 0;
+		b->bytes = 0;
+		b->packets = 0;
+		b->drops = 0;
+	}
+	sch->limit = id + 1;
+	return 0;
+}
+
+SEC("struct_ops/prio_reset")
+void BPF_PROG(prio_reset, struct Qdisc *sch)
+{
+	u32 id = qd_slot(sch);
+	struct prio_inst *in = bpf_map_lookup_elem(&insts, &id);
+
+	if (!in)
+		return;
+	prio_drain(in, id);
+	sch->q.qlen = 0;
+	sch->qstats.backlog = 0;
+}
+
+SEC("struct_ops/prio_destroy")
+void BPF_PROG(prio_destroy, struct Qdisc *sch)
+{
+	u32 id = qd_slot(sch);
+	struct prio_inst *in = bpf_map_lookup_elem(&insts, &id);
+
+	if (!in)
+		return;
+	/* .reset ran first, except after a failed .init, which owns no slot. */
+	prio_drain(in, id);
+	qd_release(&in->hdr);
+}
+
+/* The kind's id is set by qdiscctl from its descriptor. */
+SEC(".struct_ops.link")
+struct Qdisc_ops prio = {
+	.enqueue = (void *)prio_enqueue,
+	.dequeue = (void *)prio_dequeue,
+	.init = (void *)prio_init,
+	.reset = (void *)prio_reset,
+	.destroy = (void *)prio_destroy,
+};

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prio's options and per-instance state, as qdiscctl writes and reads them
+ * and prio.bpf.c uses them. The insts value is read by `show -s` for the
+ * per-band counters, so its layout is shared too.
+ */
+#ifndef QDISCCTL_BPF_PRIO_H
+#define QDISCCTL_BPF_PRIO_H
+
+#define PRIO_BANDS_MAX 16
+#define PRIO_PRIOS     16 /* TC_PRIO_MAX + 1: skb->priority & TC_PRIO_MAX picks the entry */
+/* Ring slots per band: the largest limit. A power of two. */
+#define PRIO_RING 1024
+/* Instances of prio at once: each owns PRIO_BANDS_MAX rings (128 KiB). */
+#define PRIO_INSTANCES 32
+struct prio_cfg {
+	__u32 bands;
+	__u32 limit; /* packets a band holds; 0: the device's txqueuelen, at most PRIO_RING */
+	__u8 priomap[PRIO_PRIOS];
+};
+
+struct prio_band {
+	__u32 head; /* free-running ring positions */
+	__u32 tail;
+	__u64 backlog; /* bytes in the ring */
+	__u64 bytes;   /* dequeued (and the fast packet), as the qdisc's totals count them */
+	__u64 packets;
+	__u64 drops;
+};
+
+struct prio_inst {
+	struct qd_inst_hdr hdr;
+#ifdef __BPF__
+	/* The packet that found the qdisc empty; see prio.bpf.c. */
+	struct sk_buff __kptr *fast;
+#else
+	__u64 fast; /* reads as 0 from userspace */
+#endif
+	/*
+	 * The fast packet, counted in its band's bytes and packets when it
+	 * arrived (so that its dequeue touches no band): fast_len is 0 while
+	 * the slot is empty, and userspace takes it out of the counters.
+	 */
+	__u32 fast_band;
+	__u32 fast_len;
+	__u32 fast_segs;
+	__u32 active; /* bit b: band b's ring holds packets */
+	struct prio_band band[PRIO_BANDS_MAX];
+};
+
+#endif
