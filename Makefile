@@ -4,6 +4,7 @@
 #   make          build ./qdiscctl
 #   make check    host unit tests, then every VM test case
 #   make fuzz     the libFuzzer targets (tests/fuzz), FUZZ_SECONDS (60) each
+#   make alt      build/alt/qdiscctl: a second build whose fifo program differs
 #   make vmtools  build the VM test tools (tests/vm/tools/*.c) into build/vmtools
 #   make demo     deps + build + the demo in the VM
 #   make vmlinux  regenerate bpf/vmlinux.h from the test kernel's BTF
@@ -23,13 +24,14 @@ BPFTOOL    ?= $(DEPS)/bin/bpftool
 Q          := $(if $(V),,@)
 msg         = $(if $(V),,@printf '  %-8s %s\n' '$(1)' '$(2)';)
 
+BIN        ?= qdiscctl
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Werror
 CPPFLAGS   := -I. -I$(OBJ) -I$(DEPS)/libbpf/include -I$(DEPS)/libbpf/include/uapi \
 	      -I$(DEPS)/libmnl/include -D_GNU_SOURCE -DQDISCCTL_VERSION='"$(VERSION)"'
 LDLIBS     := $(DEPS)/libbpf/lib/libbpf.a $(DEPS)/libmnl/lib/libmnl.a -l:libelf.a -l:libz.a
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -fms-extensions -Wno-microsoft-anon-tag \
-	      -Wall -Werror -I bpf -I$(DEPS)/libbpf/include
+	      -Wall -Werror -I bpf -I$(DEPS)/libbpf/include $(BPF_DEFS)
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 SKELS      := $(patsubst bpf/%.bpf.c,$(OBJ)/%.skel.h,$(BPF_SRCS))
@@ -40,11 +42,11 @@ CMD_OBJS   := $(patsubst %.c,$(OBJ)/%.o,$(CMD_SRCS) qdiscctl.c)
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps check unit fuzz vmtest vmtools demo vmlinux format clean distclean man install
+.PHONY: all deps check unit fuzz vmtest vmtools demo vmlinux format clean distclean man install alt
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: qdiscctl
+all: $(BIN)
 
 deps:
 	scripts/deps.sh
@@ -52,7 +54,7 @@ deps:
 $(DEPS)/ok:
 	@echo "dependencies missing: run 'make deps' first" >&2; exit 1
 
-qdiscctl: $(CMD_OBJS) $(LIB_OBJS) | $(DEPS)/ok
+$(BIN): $(CMD_OBJS) $(LIB_OBJS) | $(DEPS)/ok
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -static $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -70,6 +72,12 @@ $(OBJ)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(DEPS)/ok
 $(OBJ)/%.skel.h: $(OBJ)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# The same qdiscctl with another fifo program body (its ring counters start
+# at 7): tests/vm/run ships it as qdiscctl-alt for the upgrade test.
+alt:
+	$(Q)$(MAKE) --no-print-directory OBJ=$(BUILD)/alt/obj BIN=$(BUILD)/alt/qdiscctl \
+		BPF_DEFS=-DFIFO_FIRST_POS=7 $(BUILD)/alt/qdiscctl
 
 vmlinux:
 	scripts/gen-vmlinux-h.sh bpf/vmlinux.h
@@ -95,10 +103,10 @@ fuzz: $(SKELS) | $(DEPS)/ok
 
 # deps first: a no-op in a second when everything is there.
 check: deps
-	$(MAKE) qdiscctl vmtools
+	$(MAKE) qdiscctl vmtools alt
 	tests/run-all
 
-vmtest: qdiscctl vmtools
+vmtest: qdiscctl vmtools alt
 	tests/vm/run
 
 demo: deps
@@ -114,7 +122,7 @@ man: qdiscctl
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
-install: qdiscctl
+install: $(BIN)
 	install -D -m 0755 -s qdiscctl $(DESTDIR)$(PREFIX)/sbin/qdiscctl
 	install -D -m 0644 doc/qdiscctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/qdiscctl.8
 	install -D -m 0644 completions/qdiscctl.bash \

@@ -32,6 +32,15 @@ struct fifo_inst {
 	u32 tail;
 };
 
+/*
+ * Where an instance's free-running ring counters start: any value works.
+ * `make alt` builds a qdiscctl that starts them elsewhere, a second program
+ * body from one source, for the upgrade test (tests/vm/cases/19-upgrade.sh).
+ */
+#ifndef FIFO_FIRST_POS
+#define FIFO_FIRST_POS 0
+#endif
+
 /* Every instance's ring, one after the other. */
 #define FIFO_SLOTS (QD_MAX_INSTANCES * FIFO_RING)
 
@@ -205,8 +214,8 @@ int BPF_PROG(fifo_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ex
 	if (!in)
 		return -ENOSPC;
 	/* .destroy left the fast slot and the ring empty. */
-	in->head = 0;
-	in->tail = 0;
+	in->head = FIFO_FIRST_POS;
+	in->tail = FIFO_FIRST_POS;
 	sch->limit = id + 1;
 	return 0;
 }

@@ -54,7 +54,7 @@ static int change_instance(const struct qd_target *t, const char *where, int opt
 	uint32_t id;
 	int ret = QD_EXIT_OK;
 
-	if (qd_reg_open(k, &reg, false)) {
+	if (qd_reg_open_id(t->cur.kind, &reg)) {
 		qd_err("change: %s at %s has no registration under %s", t->cur.kind, where,
 		       QD_PIN_ROOT);
 		return QD_EXIT_FAIL;

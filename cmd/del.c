@@ -10,6 +10,7 @@
 #include "lib/common.h"
 #include "lib/registry.h"
 #include "lib/spec.h"
+#include "lib/testkill.h"
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"
 
@@ -17,13 +18,13 @@
  * The kernel runs .reset and .destroy before it answers, so the instance's
  * slot is normally free already; a short wait covers deferred teardown.
  */
-static void wait_gone(const struct qd_kind *k, const struct qd_place *place, uint32_t handle)
+static void wait_gone(const char *kind, const struct qd_place *place, uint32_t handle)
 {
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
 	struct qd_reg reg;
 	uint32_t id;
 
-	if (qd_reg_open(k, &reg, false))
+	if (qd_reg_open_id(kind, &reg))
 		return;
 	for (int i = 0; i < 200 && !qd_reg_find(&reg, place, handle, &id); i++)
 		nanosleep(&tick, NULL);
@@ -39,7 +40,7 @@ static int run_del(int argc, char **argv)
 	struct qdisc_spec s;
 	struct qdisc_req req;
 	struct rtnl rt;
-	int err, ret = QD_EXIT_OK;
+	int err, lock = -1, ret = QD_EXIT_OK;
 
 	if (qdisc_spec_parse(argc - 1, argv + 1, &s))
 		return QD_EXIT_USAGE;
@@ -62,10 +63,12 @@ static int run_del(int argc, char **argv)
 		return QD_EXIT_FAIL;
 	}
 	/* Which kind goes tells whether a registration may go with it. */
-	if (!qdisc_lookup(&rt, s.ifindex, s.parent, &cur)) {
-		k = qd_kind_find(cur.kind);
-		if (k && strcmp(k->id, cur.kind))
-			k = NULL;
+	if (!qdisc_lookup(&rt, s.ifindex, s.parent, &cur))
+		k = qd_reg_kind(cur.kind);
+	/* Deleting one of ours: no add or gc may run between the delete and the sweep. */
+	if (k && (lock = qd_lock()) < 0) {
+		rtnl_close(&rt);
+		return QD_EXIT_FAIL;
 	}
 	req = (struct qdisc_req){
 		.type = RTM_DELQDISC,
@@ -79,18 +82,23 @@ static int run_del(int argc, char **argv)
 		qd_err_kernel(err, rt.errmsg);
 		ret = QD_EXIT_KERNEL;
 	} else if (k) {
+		qd_test_kill(QD_KILL_DELETED);
 		place.ifindex = s.ifindex;
 		place.parent = s.parent;
 		rtnl_netns_cookie(&rt, &place.netns);
-		wait_gone(k, &place, cur.handle);
+		wait_gone(cur.kind, &place, cur.handle);
 	}
 	rtnl_close(&rt);
 	/*
 	 * Any qdiscctl kind may have lost its last instance here (an mq root
 	 * takes its children along), so look at all of them.
 	 */
-	if (!err)
+	if (lock >= 0) {
+		qd_reg_sweep(NULL, NULL);
+		qd_unlock(lock);
+	} else if (!err) {
 		qd_reg_tidy();
+	}
 	return ret;
 }
 

@@ -17,6 +17,7 @@
 #include "lib/common.h"
 #include "lib/registry.h"
 #include "lib/spec.h"
+#include "lib/testkill.h"
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"
 
@@ -46,7 +47,8 @@ static int replace_in_place(struct rtnl *rt, const struct qdisc_spec *s, const s
 	uint32_t id;
 
 	*done = false;
-	if (qd_target_lookup(rt, s, &t) || t.kind != reg->kind ||
+	/* An instance of another version is replaced by one of this version. */
+	if (qd_target_lookup(rt, s, &t) || strcmp(t.cur.kind, reg->id) ||
 	    qd_reg_find(reg, &t.place, t.cur.handle, &id))
 		return QD_EXIT_OK;
 	*done = true;
@@ -91,6 +93,8 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 	lock = qd_lock();
 	if (lock < 0)
 		return QD_EXIT_FAIL;
+	/* Whatever a killed run left goes before it could be mistaken for ours. */
+	qd_reg_sweep(NULL, NULL);
 	if (qd_reg_open(k, &reg, true)) {
 		qd_unlock(lock);
 		return QD_EXIT_FAIL;
@@ -104,14 +108,17 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 
 	err = qd_reg_set_pending(&reg, &place, cfg);
 	if (err) {
-		qd_err("cannot hand the options to %s: %s", k->id, strerror(-err));
+		qd_err("cannot hand the options to %s: %s", reg.id, strerror(-err));
 		ret = QD_EXIT_FAIL;
 		goto out;
 	}
+	qd_test_kill(QD_KILL_PENDING);
 	/* Before the qdisc exists the egress program finds nothing to do. */
 	ret = qd_reg_attach_egress(&reg, &place) ? QD_EXIT_FAIL : QD_EXIT_OK;
+	qd_test_kill(QD_KILL_EGRESS);
 	if (!ret)
-		ret = send_new_qdisc(rt, s, k->id, nlflags);
+		ret = send_new_qdisc(rt, s, reg.id, nlflags);
+	qd_test_kill(QD_KILL_CREATED);
 	qd_reg_clear_pending(&reg, &place);
 out:
 	qd_reg_close(&reg);
@@ -120,7 +127,7 @@ out:
 	 * or a replace that took another kind's last instance away.
 	 */
 	if (ret || (nlflags & NLM_F_REPLACE))
-		qd_reg_sweep();
+		qd_reg_sweep(NULL, NULL);
 	qd_unlock(lock);
 	return ret;
 }

@@ -17,15 +17,21 @@
 #include "lib/json_print.h"
 #include "lib/qdisc_print.h"
 
-static const struct qd_reg *reg_for(struct show_ctx *ctx, const struct qd_kind *k)
+/* The registration of kernel kind id (one version of k): one kept open a kind. */
+static const struct qd_reg *reg_for(struct show_ctx *ctx, const struct qd_kind *k, const char *id)
 {
 	const struct qd_kind *const *kinds = qd_kinds();
 
 	for (int i = 0; kinds[i] && i < SHOW_MAX_KINDS; i++) {
 		if (kinds[i] != k)
 			continue;
+		if (ctx->ok[i] && strcmp(ctx->regs[i].id, id)) {
+			if (ctx->ok[i] > 0)
+				qd_reg_close(&ctx->regs[i]);
+			ctx->ok[i] = 0;
+		}
 		if (ctx->ok[i] == 0)
-			ctx->ok[i] = qd_reg_open(k, &ctx->regs[i], false) ? -1 : 1;
+			ctx->ok[i] = qd_reg_open_id(id, &ctx->regs[i]) ? -1 : 1;
 		return ctx->ok[i] > 0 ? &ctx->regs[i] : NULL;
 	}
 	return NULL;
@@ -33,11 +39,11 @@ static const struct qd_reg *reg_for(struct show_ctx *ctx, const struct qd_kind *
 
 const struct qd_reg *show_instance(struct show_ctx *ctx, const struct qdisc_info *qi, uint32_t *id)
 {
-	const struct qd_kind *k = qd_kind_find(qi->kind);
+	const struct qd_kind *k = qd_reg_kind(qi->kind);
 	struct qd_place place = { ctx->netns, qi->ifindex, qi->parent };
 	const struct qd_reg *reg;
 
-	if (!k || strcmp(k->id, qi->kind) || !(reg = reg_for(ctx, k)))
+	if (!k || !(reg = reg_for(ctx, k, qi->kind)))
 		return NULL;
 	return qd_reg_find(reg, &place, qi->handle, id) ? NULL : reg;
 }
@@ -69,25 +75,38 @@ uint64_t show_now(void)
 
 static void print_options(const struct qdisc_info *qi, void *data)
 {
+	struct show_ctx *ctx = data;
 	const struct qd_reg *reg;
 	uint32_t id;
 
-	if (!(reg = show_instance(data, qi, &id)))
+	if (!(reg = show_instance(ctx, ctx->printing ? ctx->printing : qi, &id)))
 		return;
 	char cfg[reg->kind->cfg_size];
 	if (qd_reg_cfg(reg, id, cfg))
 		return;
 	qd_kind_print(reg->kind, cfg);
-	if (qd_opts.details)
+	if (qd_opts.details) {
+		char fp[QD_FP_LEN];
+
+		qd_kind_fingerprint(reg->kind, fp);
 		print_uint(PRINT_ANY, "qdiscctl_slot", "slot %llu ", id);
+		/* Which program runs it: after an upgrade, old instances keep theirs. */
+		print_string(PRINT_ANY, "qdiscctl_version", "version %s ", reg->id);
+		print_string(PRINT_ANY, "qdiscctl_elf", "elf %s ",
+			     reg->fp[0] ? reg->fp : "unknown");
+		print_bool(PRINT_ANY, "qdiscctl_current", NULL, !strcmp(reg->fp, fp));
+		if (strcmp(reg->fp, fp))
+			print_string(PRINT_FP, NULL, "%s ", "(not this qdiscctl's)");
+	}
 }
 
 static void print_xstats(const struct qdisc_info *qi, void *data)
 {
+	struct show_ctx *ctx = data;
 	const struct qd_reg *reg;
 	uint32_t id;
 
-	if (!(reg = show_instance(data, qi, &id)) ||
+	if (!(reg = show_instance(ctx, ctx->printing ? ctx->printing : qi, &id)) ||
 	    (!reg->kind->stats && !reg->kind->table && !reg->kind->rows))
 		return;
 	char inst[reg->inst_size], cfg[reg->kind->cfg_size];
@@ -103,11 +122,18 @@ static void print_xstats(const struct qdisc_info *qi, void *data)
 static int show_one(const struct qdisc_info *qi, void *data)
 {
 	struct show_ctx *ctx = data;
+	const struct qd_kind *k = qd_reg_kind(qi->kind);
+	struct qdisc_info q = *qi;
 	char dev[IF_NAMESIZE];
 
+	/* Every version of a kind is shown as the kind; -d tells the version. */
+	if (k)
+		snprintf(q.kind, sizeof(q.kind), "%s", k->id);
+	ctx->printing = qi;
 	if (show_wanted(ctx, qi))
-		qdisc_print(qi, show_dev(ctx, qi, dev), qd_opts.stats, print_options, print_xstats,
+		qdisc_print(&q, show_dev(ctx, qi, dev), qd_opts.stats, print_options, print_xstats,
 			    ctx);
+	ctx->printing = NULL;
 	return 0;
 }
 

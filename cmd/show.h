@@ -19,6 +19,8 @@ struct show_ctx {
 	/* Registrations opened on first use; ok[i] < 0 when absent. */
 	struct qd_reg regs[SHOW_MAX_KINDS];
 	int ok[SHOW_MAX_KINDS];
+	/* The qdisc being printed as the kernel reports it (show prints the kind's base id). */
+	const struct qdisc_info *printing;
 };
 
 /* Does qi pass the filter's parent and handle? */

@@ -23,10 +23,8 @@ int qd_target_lookup(struct rtnl *rt, const struct qdisc_spec *s, struct qd_targ
 	/* With a handle, the qdisc there must be that one, as for tc. */
 	if (s->have_handle && s->handle != t->cur.handle)
 		return -ENOENT;
-	t->kind = qd_kind_find(t->cur.kind);
-	/* qd_kind_find also knows user names; the kernel only reports ids. */
-	if (t->kind && strcmp(t->kind->id, t->cur.kind))
-		t->kind = NULL;
+	/* The kernel reports ids, of any version: never the user's names. */
+	t->kind = qd_reg_kind(t->cur.kind);
 	return 0;
 }
 

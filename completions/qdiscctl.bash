@@ -31,6 +31,20 @@ _qdiscctl_words()
 	COMPREPLY=($(compgen -W "$1" -- "$cur"))
 }
 
+# _qdiscctl_kind_opts KIND KINDI: complete KIND (words[KINDI])'s options, or
+# the values the words after it call for.
+_qdiscctl_kind_opts()
+{
+	local vals
+	# A value or an option name: the binary knows how many values each takes.
+	if ((cword > $2 + 1)) &&
+		vals=$(_qdiscctl_q kind-values "$1" "${words[@]:$2+1:cword-$2-1}"); then
+		_qdiscctl_words "$vals"
+	else
+		_qdiscctl_reply "$(_qdiscctl_q kind-options "$1")"
+	fi
+}
+
 _qdiscctl()
 {
 	local cur prev words cword
@@ -101,6 +115,14 @@ _qdiscctl()
 		esac
 		return
 		;;
+	default)
+		if ((cword == cmdi + 1)); then
+			_qdiscctl_words "$(_qdiscctl_q kinds) restore"
+		elif [[ " $(_qdiscctl_q kinds | tr '\n' ' ') " == *" ${words[cmdi + 1]} "* ]]; then
+			_qdiscctl_kind_opts "${words[cmdi + 1]}" $((cmdi + 1))
+		fi
+		return
+		;;
 	add | replace | change | del | show) ;;
 	*) return ;;
 	esac
@@ -156,14 +178,7 @@ _qdiscctl()
 	if [[ -n $kind ]]; then
 		# Not one of ours (pfifo): tc knows its options, we do not.
 		[[ $kinds == *" $kind "* ]] || return
-		local vals
-		# A value or an option name: the binary knows how many values each takes.
-		if ((cword > kindi + 1)) &&
-			vals=$(_qdiscctl_q kind-values "$kind" "${words[@]:kindi+1:cword-kindi-1}"); then
-			_qdiscctl_words "$vals"
-		else
-			_qdiscctl_reply "$(_qdiscctl_q kind-options "$kind")"
-		fi
+		_qdiscctl_kind_opts "$kind" "$kindi"
 		return
 	fi
 

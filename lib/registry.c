@@ -19,11 +19,14 @@
 
 #include "lib/common.h"
 #include "lib/registry.h"
+#include "lib/testkill.h"
 
 #define QD_BPFFS "/sys/fs/bpf"
 /* Pins of egress program attachments: egress-NETNS-IFINDEX. */
-#define EGRESS_PIN "egress-"
+#define EGRESS_PIN     "egress-"
 #define QD_ROOT_PARENT 0xFFFFFFFFU
+/* Registration directories a sweep looks at: every version of every kind fits. */
+#define QD_SWEEP_MAX 128
 
 static const char *const base_maps[] = { "insts", "cfgs", "pending" };
 
@@ -90,8 +93,10 @@ int qd_lock(void)
 			break;
 		}
 		/* The holder before us may have removed the directory we waited on. */
-		if (!fstat(fd, &held) && !stat(QD_PIN_ROOT, &now) && held.st_ino == now.st_ino)
+		if (!fstat(fd, &held) && !stat(QD_PIN_ROOT, &now) && held.st_ino == now.st_ino) {
+			qd_test_kill(QD_KILL_LOCK);
 			return fd;
+		}
 		close(fd);
 	}
 	err = -errno;
@@ -101,13 +106,41 @@ int qd_lock(void)
 
 void qd_unlock(int fd)
 {
-	if (fd >= 0)
-		close(fd);
+	if (fd < 0)
+		return;
+	/*
+	 * The last one out removes the directory (rmdir fails while anything
+	 * is registered); a process waiting on it notices and makes a new one.
+	 */
+	rmdir(QD_PIN_ROOT);
+	close(fd);
 }
 
-static void pin_path(char *buf, const struct qd_kind *k, const char *name)
+static void pin_path(char *buf, const char *dir, const char *name)
 {
-	snprintf(buf, PATH_MAX, QD_PIN_ROOT "/%s%s%s", k->name, name ? "/" : "", name ? name : "");
+	snprintf(buf, PATH_MAX, QD_PIN_ROOT "/%s%s%s", dir, name ? "/" : "", name ? name : "");
+}
+
+const struct qd_kind *qd_reg_kind(const char *id)
+{
+	int v;
+
+	return qd_reg_parse(id, true, &v);
+}
+
+static int version_names(const struct qd_kind *k, int v, struct qd_reg *r)
+{
+	return qd_reg_names(k, v, r->dir, r->id);
+}
+
+static void read_fp(struct qd_reg *r)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+
+	pin_path(path, r->dir, "elf");
+	n = readlink(path, r->fp, QD_FP_LEN - 1);
+	r->fp[n == QD_FP_LEN - 1 ? n : 0] = '\0';
 }
 
 static int open_pinned(struct qd_reg *r)
@@ -118,7 +151,7 @@ static int open_pinned(struct qd_reg *r)
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
-		pin_path(path, r->kind, pinned_map(r->kind, i));
+		pin_path(path, r->dir, base_maps[i]);
 		*fds[i] = bpf_obj_get(path);
 		if (*fds[i] < 0)
 			return -errno;
@@ -126,10 +159,11 @@ static int open_pinned(struct qd_reg *r)
 	if (bpf_map_get_info_by_fd(r->insts_fd, &info, &len))
 		return -errno;
 	r->inst_size = info.value_size;
+	read_fp(r);
 	return 0;
 }
 
-/* Point the struct_ops map at the descriptor's id: the one place it is set. */
+/* Point the struct_ops map at the registration's id: the one place it is set. */
 static int set_ops_id(struct bpf_object *obj, struct bpf_map *ops, const char *id)
 {
 	const struct btf *btf = bpf_object__btf(obj);
@@ -158,13 +192,19 @@ static int set_ops_id(struct bpf_object *obj, struct bpf_map *ops, const char *i
 	return -ENOENT;
 }
 
-static int write_defaults(const struct qd_reg *r)
+int qd_reg_set_defaults(const struct qd_reg *r, const void *cfg)
 {
 	struct qd_place zero = {};
+
+	return qd_reg_set_pending(r, &zero, cfg);
+}
+
+static int write_defaults(const struct qd_reg *r)
+{
 	char cfg[r->kind->cfg_size];
 
 	qd_kind_defaults(r->kind, cfg);
-	return qd_reg_set_pending(r, &zero, cfg);
+	return qd_reg_set_defaults(r, cfg);
 }
 
 /* Unpin a link, detaching it at once rather than whenever its last reference goes. */
@@ -179,19 +219,19 @@ static void unpin_link(const char *path)
 	}
 }
 
-static void unpin_all(const struct qd_kind *k)
+static void unpin_all(const char *dir)
 {
 	char path[PATH_MAX];
 	struct dirent *e;
 	DIR *d;
 
 	/* Maps, the egress program and its attachments: whatever is there. */
-	pin_path(path, k, NULL);
+	pin_path(path, dir, NULL);
 	d = opendir(path);
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "link"))
 			continue;
-		pin_path(path, k, e->d_name);
+		pin_path(path, dir, e->d_name);
 		if (!strncmp(e->d_name, EGRESS_PIN, strlen(EGRESS_PIN)))
 			unpin_link(path);
 		else
@@ -199,17 +239,19 @@ static void unpin_all(const struct qd_kind *k)
 	}
 	if (d)
 		closedir(d);
+	qd_test_kill(QD_KILL_UNPINNING);
 	/*
 	 * The registration's link last. Unpinning alone would unregister the
 	 * kind from a workqueue, some time later, and a quick re-add would
 	 * collide with it (EEXIST); detaching unregisters it now.
 	 */
-	pin_path(path, k, "link");
+	pin_path(path, dir, "link");
 	unpin_link(path);
-	pin_path(path, k, NULL);
+	pin_path(path, dir, NULL);
 	rmdir(path);
 }
 
+/* Register version r->dir/r->id of r->kind; -EEXIST, unsaid, when the id is taken. */
 static int do_register(struct qd_reg *r)
 {
 	const struct qd_kind *k = r->kind;
@@ -233,7 +275,7 @@ static int do_register(struct qd_reg *r)
 	bpf_object__for_each_map(map, obj)
 		if (bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
 			ops = map;
-	err = ops ? set_ops_id(obj, ops, k->id) : -ENOENT;
+	err = ops ? set_ops_id(obj, ops, r->id) : -ENOENT;
 	if (err) {
 		qd_err("%s: the embedded BPF object has no usable Qdisc_ops", k->name);
 		goto out;
@@ -249,38 +291,49 @@ static int do_register(struct qd_reg *r)
 	link = bpf_map__attach_struct_ops(ops);
 	if (!link) {
 		err = -errno;
-		qd_err("%s: cannot register qdisc kind %s: %s", k->name, k->id, strerror(-err));
+		if (err != -EEXIST)
+			qd_err("%s: cannot register qdisc kind %s: %s", k->name, r->id,
+			       strerror(-err));
 		goto out;
 	}
-	pin_path(path, k, NULL);
+	qd_test_kill(QD_KILL_REGISTERING);
+	pin_path(path, r->dir, NULL);
 	if (mkdir(path, 0700) && errno != EEXIST) {
 		err = -errno;
 		qd_err("cannot create %s: %s", path, strerror(-err));
 		goto out;
 	}
 	for (size_t i = 0; pinned_map(k, i) && !err; i++) {
-		pin_path(path, k, pinned_map(k, i));
+		pin_path(path, r->dir, pinned_map(k, i));
 		map = bpf_object__find_map_by_name(obj, pinned_map(k, i));
 		err = map ? bpf_map__pin(map, path) : -ENOENT;
 	}
 	if (!err && k->egress_prog) {
 		struct bpf_program *prog = bpf_object__find_program_by_name(obj, k->egress_prog);
 
-		pin_path(path, k, k->egress_prog);
+		pin_path(path, r->dir, k->egress_prog);
 		err = prog ? bpf_program__pin(prog, path) : -ENOENT;
 	}
+	qd_test_kill(QD_KILL_PINNING);
 	if (!err) {
-		pin_path(path, k, "link");
+		pin_path(path, r->dir, "link");
 		err = bpf_link__pin(link, path);
 	}
+	qd_test_kill(QD_KILL_PINNED);
 	if (!err)
 		err = open_pinned(r);
 	if (!err)
 		err = write_defaults(r);
+	/* Last: a registration without its version record is a half-made one. */
+	if (!err) {
+		qd_kind_fingerprint(k, r->fp);
+		pin_path(path, r->dir, "elf");
+		err = symlink(r->fp, path) ? -errno : 0;
+	}
 	if (err) {
 		qd_err("%s: cannot pin the registration under %s: %s", k->name, QD_PIN_ROOT,
 		       strerror(-err));
-		unpin_all(k);
+		unpin_all(r->dir);
 	}
 out:
 	/* With the link pinned this only drops our reference. */
@@ -289,28 +342,77 @@ out:
 	return err;
 }
 
-int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create)
+static void reg_init(struct qd_reg *r, const struct qd_kind *k)
 {
-	char path[PATH_MAX];
-	int err;
-
 	memset(r, 0, sizeof(*r));
 	r->kind = k;
 	r->insts_fd = r->cfgs_fd = r->pending_fd = -1;
 	libbpf_set_print(libbpf_print);
+}
 
-	pin_path(path, k, "link");
-	if (access(path, F_OK) == 0) {
-		err = open_pinned(r);
-		if (err)
-			qd_err("%s: the registration under %s is incomplete: %s", k->name,
-			       QD_PIN_ROOT, strerror(-err));
-	} else if (!create) {
-		err = -ENOENT;
-	} else {
-		err = do_register(r);
-		r->created = !err;
+/* Open the version r->dir names: 0, -ENOENT when it has no link, else -errno. */
+static int open_version(struct qd_reg *r)
+{
+	char path[PATH_MAX];
+
+	pin_path(path, r->dir, "link");
+	if (access(path, F_OK))
+		return -ENOENT;
+	return open_pinned(r);
+}
+
+int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create)
+{
+	char fp[QD_FP_LEN], path[PATH_MAX];
+	bool tried = false;
+	int err = -ENOENT;
+
+	reg_init(r, k);
+	qd_kind_fingerprint(k, fp);
+	for (int v = 0; v < QD_REG_VERSIONS; v++) {
+		if (version_names(k, v, r) || open_version(r))
+			continue;
+		if (!strcmp(r->fp, fp))
+			return 0;
+		qd_reg_close(r);
 	}
+	/* The first free version whose id the kernel does not know any more. */
+	for (int v = 0; create && v < QD_REG_VERSIONS; v++) {
+		if (version_names(k, v, r))
+			break;
+		pin_path(path, r->dir, NULL);
+		if (!access(path, F_OK))
+			continue;
+		tried = true;
+		err = do_register(r);
+		if (err != -EEXIST)
+			break;
+	}
+	if (create && err == -EEXIST)
+		qd_err("%s: every Qdisc_ops id for a new version is taken (%s.1 .. %s.%d)", k->name,
+		       k->id, k->id, QD_REG_VERSIONS - 1);
+	else if (create && !tried)
+		qd_err("%s: no room for another version under %s: 'qdiscctl gc' removes unused "
+		       "ones",
+		       k->name, QD_PIN_ROOT);
+	r->created = !err;
+	if (err)
+		qd_reg_close(r);
+	else
+		qd_test_kill(QD_KILL_REGISTERED);
+	return err;
+}
+
+int qd_reg_open_id(const char *id, struct qd_reg *r)
+{
+	int v, err;
+	const struct qd_kind *k = qd_reg_parse(id, true, &v);
+
+	reg_init(r, k);
+	snprintf(r->id, sizeof(r->id), "%s", id);
+	if (!k || version_names(k, v, r))
+		return -ENOENT;
+	err = open_version(r);
 	if (err)
 		qd_reg_close(r);
 	return err;
@@ -325,12 +427,6 @@ void qd_reg_close(struct qd_reg *r)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
-}
-
-int qd_reg_remove(const struct qd_kind *k)
-{
-	unpin_all(k);
-	return 0;
 }
 
 int qd_reg_instances(const struct qd_reg *r, uint32_t *ids, struct qd_inst_hdr *hdrs)
@@ -396,7 +492,7 @@ int qd_reg_map(const struct qd_reg *r, const char *name, uint32_t *value_size)
 	char path[PATH_MAX];
 	int fd, err;
 
-	pin_path(path, r->kind, name);
+	pin_path(path, r->dir, name);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
@@ -433,10 +529,10 @@ int qd_reg_attach_egress(const struct qd_reg *r, const struct qd_place *p)
 	if (!k->egress_prog || p->parent != QD_ROOT_PARENT)
 		return 0;
 	egress_pin_name(name, sizeof(name), p);
-	pin_path(path, k, name);
+	pin_path(path, r->dir, name);
 	if (!access(path, F_OK))
 		return 0;
-	pin_path(path, k, k->egress_prog);
+	pin_path(path, r->dir, k->egress_prog);
 	prog = bpf_obj_get(path);
 	if (prog < 0) {
 		err = -errno;
@@ -450,7 +546,7 @@ int qd_reg_attach_egress(const struct qd_reg *r, const struct qd_place *p)
 		qd_err("%s: cannot attach %s before the qdisc (tcx egress): %s", k->name,
 		       k->egress_prog, strerror(-err));
 	} else {
-		pin_path(path, k, name);
+		pin_path(path, r->dir, name);
 		if (bpf_obj_pin(link, path)) {
 			err = -errno;
 			qd_err("%s: cannot pin %s: %s", k->name, path, strerror(-err));
@@ -461,18 +557,30 @@ int qd_reg_attach_egress(const struct qd_reg *r, const struct qd_place *p)
 	return err;
 }
 
-/* Detach the egress programs of instances that are gone. */
-static void sweep_egress(const struct qd_reg *r)
+struct sweep {
+	qd_sweep_report report;
+	void *data;
+	int removed;
+};
+
+static void removed(struct sweep *sw, const char *what, const char *reg, const char *detail)
 {
-	struct qd_inst_hdr hdrs[QD_MAX_INSTANCES];
+	sw->removed++;
+	if (sw->report)
+		sw->report(what, reg, detail, sw->data);
+}
+
+/* Detach the egress programs of root instances that are gone. */
+static void sweep_egress(struct sweep *sw, const struct qd_reg *r, const struct qd_inst_hdr *hdrs,
+			 int n)
+{
 	char path[PATH_MAX], name[64];
-	int n = qd_reg_instances(r, NULL, hdrs);
 	struct dirent *e;
 	DIR *d;
 
-	pin_path(path, r->kind, NULL);
+	pin_path(path, r->dir, NULL);
 	d = opendir(path);
-	while (n >= 0 && d && (e = readdir(d))) {
+	while (d && (e = readdir(d))) {
 		bool used = false;
 
 		if (strncmp(e->d_name, EGRESS_PIN, strlen(EGRESS_PIN)))
@@ -483,34 +591,104 @@ static void sweep_egress(const struct qd_reg *r)
 		}
 		if (used)
 			continue;
-		pin_path(path, r->kind, e->d_name);
+		pin_path(path, r->dir, e->d_name);
 		unpin_link(path);
+		removed(sw, "egress", r->dir, e->d_name);
 	}
 	if (d)
 		closedir(d);
 }
 
-void qd_reg_sweep(void)
+/*
+ * Options written for an instance that was never made: with the lock held
+ * no add is under way, and .init consumes the entry of the qdisc it makes.
+ */
+static void sweep_pending(struct sweep *sw, const struct qd_reg *r)
 {
-	if (access(QD_PIN_ROOT, F_OK))
-		return;
-	for (const struct qd_kind *const *k = qd_kinds(); *k; k++) {
-		struct qd_reg r = { .kind = *k, .insts_fd = -1, .cfgs_fd = -1, .pending_fd = -1 };
-		char path[PATH_MAX];
+	struct qd_place key, next, *prev = NULL;
+	char detail[96];
 
-		pin_path(path, *k, NULL);
-		if (access(path, F_OK))
+	while (!bpf_map_get_next_key(r->pending_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (key.ifindex == QD_DEFAULTS_IFINDEX)
 			continue;
-		/* A registration some killed run left half-made goes too. */
-		pin_path(path, *k, "link");
-		if (access(path, F_OK) || open_pinned(&r) || qd_reg_instances(&r, NULL, NULL) == 0)
-			unpin_all(*k);
-		else if ((*k)->egress_prog)
-			sweep_egress(&r);
-		qd_reg_close(&r);
+		if (bpf_map_delete_elem(r->pending_fd, &key))
+			continue;
+		/* The walk goes on from a deleted key: the hash map restarts it. */
+		prev = NULL;
+		snprintf(detail, sizeof(detail), "netns %llu ifindex %u parent %x:%x",
+			 (unsigned long long)key.netns, key.ifindex, key.parent >> 16,
+			 key.parent & 0xffff);
+		removed(sw, "pending", r->dir, detail);
 	}
-	/* Fails, as it should, while any kind is still registered. */
-	rmdir(QD_PIN_ROOT);
+}
+
+/* The kind new devices and mq children get: "" when unreadable. */
+static void default_qdisc(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/net/core/default_qdisc", "r");
+
+	buf[0] = '\0';
+	if (f && fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+static void sweep_one(struct sweep *sw, const char *dir, const char *dflt)
+{
+	struct qd_inst_hdr hdrs[QD_MAX_INSTANCES];
+	struct qd_reg r;
+	const char *why = NULL;
+	int v, n = 0;
+	const struct qd_kind *k = qd_reg_parse(dir, false, &v);
+
+	reg_init(&r, k);
+	/* Not a name qdiscctl gives: someone else's, left alone. */
+	if (snprintf(r.dir, sizeof(r.dir), "%s", dir) >= (int)sizeof(r.dir))
+		return;
+	/* A directory of a kind this qdiscctl lacks is still judged by its maps. */
+	if ((!k || version_names(k, v, &r)) &&
+	    snprintf(r.id, sizeof(r.id), "qdiscctl_%s", dir) >= (int)sizeof(r.id))
+		return;
+	if (open_version(&r) || !r.fp[0])
+		why = "incomplete";
+	else if ((n = qd_reg_instances(&r, NULL, hdrs)) < 0)
+		why = "incomplete";
+	else if (!n && strcmp(r.id, dflt))
+		why = "no instance";
+	if (why) {
+		qd_reg_close(&r);
+		unpin_all(dir);
+		removed(sw, "registration", dir, why);
+		return;
+	}
+	sweep_pending(sw, &r);
+	sweep_egress(sw, &r, hdrs, n);
+	qd_reg_close(&r);
+}
+
+int qd_reg_sweep(qd_sweep_report report, void *data)
+{
+	struct sweep sw = { report, data, 0 };
+	/* Read the directory whole first: sweeping removes entries from it. */
+	char dirs[QD_SWEEP_MAX][NAME_MAX + 1], dflt[QD_ID_LEN + 1];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(QD_PIN_ROOT);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < QD_SWEEP_MAX)
+		if (e->d_name[0] != '.')
+			snprintf(dirs[n++], sizeof(dirs[0]), "%s", e->d_name);
+	closedir(d);
+	default_qdisc(dflt, sizeof(dflt));
+	for (int i = 0; i < n; i++)
+		sweep_one(&sw, dirs[i], dflt);
+	return sw.removed;
 }
 
 void qd_reg_tidy(void)
@@ -522,6 +700,6 @@ void qd_reg_tidy(void)
 	lock = qd_lock();
 	if (lock < 0)
 		return;
-	qd_reg_sweep();
+	qd_reg_sweep(NULL, NULL);
 	qd_unlock(lock);
 }

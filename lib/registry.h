@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The BPF side of a kind: its struct_ops registration and the maps that
- * hold its instances. A registration lives in bpffs, under
+ * The BPF side of a kind: its struct_ops registrations and the maps that
+ * hold their instances. A registration lives in bpffs, under
  * /sys/fs/bpf/qdiscctl/KIND/, as a pinned struct_ops link plus the maps
  * qdiscctl reads and writes, so it outlives the process that made it.
+ *
+ * A registration runs one version of the kind's program: the "elf" symlink
+ * in its directory holds the fingerprint of the embedded object it loaded.
+ * A qdiscctl whose object differs registers its own alongside, as
+ * KIND-N/ with the Qdisc_ops id ID.N (N = 1..9), and uses it for new
+ * instances; the old one goes with its last instance.
  */
 #ifndef QDISCCTL_REGISTRY_H
 #define QDISCCTL_REGISTRY_H
@@ -14,11 +20,15 @@
 
 #include "bpf/abi.h"
 #include "kinds/kind.h"
+#include "lib/regname.h"
 
 #define QD_PIN_ROOT "/sys/fs/bpf/qdiscctl"
 
 struct qd_reg {
 	const struct qd_kind *kind;
+	char dir[QD_DIR_LEN]; /* under QD_PIN_ROOT: KIND or KIND-N */
+	char id[QD_ID_LEN];   /* the Qdisc_ops id the kernel and tc show */
+	char fp[QD_FP_LEN];   /* the program's fingerprint; "" when not recorded */
 	int insts_fd;
 	int cfgs_fd;
 	int pending_fd;
@@ -34,13 +44,17 @@ int qd_lock(void);
 void qd_unlock(int fd);
 
 /*
- * Open k's registration; with create, register it when absent (loading the
- * embedded program). -ENOENT when absent and !create. Prints its errors.
+ * Open the registration of k that runs this qdiscctl's program; with
+ * create, register it when absent (loading the embedded program), beside
+ * any other version. -ENOENT when absent and !create. Prints its errors
+ * when it registers.
  */
 int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create);
+/* The kind whose registration, of any version, has Qdisc_ops id id; or NULL. */
+const struct qd_kind *qd_reg_kind(const char *id);
+/* Open the registration whose Qdisc_ops id is id (a kind the kernel reports). */
+int qd_reg_open_id(const char *id, struct qd_reg *r);
 void qd_reg_close(struct qd_reg *r);
-/* Unregister: unpin everything; the kernel drops the kind at once. */
-int qd_reg_remove(const struct qd_kind *k);
 
 /* Slots in use: fills ids (QD_MAX_INSTANCES entries) and returns the count. */
 int qd_reg_instances(const struct qd_reg *r, uint32_t *ids, struct qd_inst_hdr *hdrs);
@@ -66,9 +80,24 @@ void qd_reg_clear_pending(const struct qd_reg *r, const struct qd_place *place);
  */
 int qd_reg_attach_egress(const struct qd_reg *r, const struct qd_place *p);
 
-/* Remove every registration no instance uses any more (lock held). */
-void qd_reg_sweep(void);
+/*
+ * What a sweep removed: a registration (reason "incomplete" or "no
+ * instance"), stale pending options, or an egress link without its root
+ * instance. what names the item, reg the registration's directory.
+ */
+typedef void (*qd_sweep_report)(const char *what, const char *reg, const char *detail, void *data);
+
+/*
+ * With the lock held: remove what no qdisc uses any more, or what a killed
+ * run left half-made: registrations without a link, maps or version
+ * record, or without instances (unless net.core.default_qdisc names it),
+ * pending options (no add is running), egress links of root instances
+ * that are gone. Returns how many items it removed; report may be NULL.
+ */
+int qd_reg_sweep(qd_sweep_report report, void *data);
 /* The same, taking the lock; does nothing where qdiscctl never registered. */
 void qd_reg_tidy(void);
+/* Rewrite the options instances made by others (tc, default_qdisc, mq) get. */
+int qd_reg_set_defaults(const struct qd_reg *r, const void *cfg);
 
 #endif

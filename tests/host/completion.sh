@@ -110,7 +110,7 @@ q()
 }
 
 # Pure cases: everything the binary knows without a network.
-check "qdiscctl " "add replace change del show kinds sysctl help"
+check "qdiscctl " "add replace change del show kinds sysctl default help gc"
 check "qdiscctl re" "replace"
 check "qdiscctl -s --" "$(q options | tr ' ' '\n' | grep '^--')"
 check "qdiscctl --js" "--json"
@@ -119,7 +119,7 @@ check "qdiscctl -s -j show fl" "flows"
 check "qdiscctl show flows " "dev handle root parent sort"
 check "qdiscctl show dev lo flows sort " "$(q columns)"
 check "qdiscctl show flows sort b" "backlog bytes"
-check "qdiscctl help " "add replace change del show kinds sysctl help $(q kinds)"
+check "qdiscctl help " "add replace change del show kinds sysctl default help gc $(q kinds)"
 check "qdiscctl help f" "fifo fq"
 check "qdiscctl add dev lo root " "handle $(q kinds)"
 check "qdiscctl add dev lo root fq " "$(q kind-options fq)"
@@ -148,6 +148,11 @@ check "qdiscctl sysctl set net.ipv4.tcp_e" "net.ipv4.tcp_ecn"
 check "qdiscctl sysctl set net.ipv4.tcp_ecn " ""
 check "qdiscctl sysctl apply " "backpressure"
 check "qdiscctl kinds " ""
+check "qdiscctl default " "restore $(q kinds)"
+check "qdiscctl default fifo " "limit"
+check "qdiscctl default fq quantum " "auto"
+check "qdiscctl default restore " ""
+check "qdiscctl gc " ""
 check "qdiscctl -n " "" contains
 
 if [ "$netcases" = 1 ]; then
