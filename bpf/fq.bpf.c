@@ -111,6 +111,22 @@ struct {
 	__type(value, struct fq_idle_ent);
 } idle SEC(".maps");
 
+/*
+ * The fast slot: one packet that found the qdisc empty and owes nothing to
+ * pacing, kept outside the flow table (sch_fq's fast path, its "internal"
+ * flow). Dequeue serves it first: it is the oldest packet there is.
+ */
+struct fq_fast {
+	struct sk_buff __kptr *skb;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FQ_MAX_INSTANCES);
+	__type(key, u32);
+	__type(value, struct fq_fast);
+} fast SEC(".maps");
+
 /* Everything an op needs about its instance. */
 struct fq_ctx {
 	u32 id;
@@ -159,6 +175,19 @@ static __always_inline bool fq_get(struct Qdisc *sch, struct fq_ctx *c)
 	c->in = bpf_map_lookup_elem(&insts, &c->id);
 	c->cfg = bpf_map_lookup_elem(&cfgs, &c->id);
 	return c->in && c->cfg;
+}
+
+/*
+ * Whether sk keys its own flow. Listeners, request and time-wait sockets
+ * do not (sch_fq's rule; they are not full sockets either), nor do closed
+ * ones: unconnected UDP.
+ */
+static __always_inline bool fq_sk_flow(const struct sock *sk)
+{
+	u8 state = sk->__sk_common.skc_state;
+
+	return state != TCP_LISTEN && state != TCP_NEW_SYN_RECV && state != TCP_TIME_WAIT &&
+	       state != TCP_CLOSE;
 }
 
 static __always_inline u32 fq_quantum(const struct fq_ctx *c)
@@ -515,13 +544,8 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *s
 		in->stats.highprio_packets++;
 		return FQ_FLOW_PRIO;
 	}
-	if (sk) {
-		u8 state = sk->__sk_common.skc_state;
-
-		if (state == TCP_LISTEN || state == TCP_NEW_SYN_RECV || state == TCP_TIME_WAIT ||
-		    state == TCP_CLOSE)
-			sk = NULL;
-	}
+	if (sk && !fq_sk_flow(sk))
+		sk = NULL;
 	if (sk) {
 		/*
 		 * sch_fq keys by the socket's address. The verifier keeps a
@@ -643,6 +667,28 @@ static __always_inline void fq_rehash(const struct fq_ctx *c)
 	c->in->buckets = nb;
 }
 
+/*
+ * Whether skb, which found the qdisc empty, may take the fast slot (sch_fq's
+ * fq_fastpath_check for an empty qdisc): it is not a TC_PRIO_CONTROL
+ * packet, it is due, and no rate applies to its flow (pacing delays a flow
+ * only at a finite maxrate or socket pacing rate), so that its flow's queue,
+ * credit and pacing state could not have held it back.
+ */
+static __always_inline bool fq_fast_ok(const struct fq_ctx *c, struct sk_buff *skb)
+{
+	struct sock *sk = skb->sk;
+	u64 now;
+
+	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL || c->cfg->maxrate != ~0ULL)
+		return false;
+	if (c->cfg->pacing && sk && fq_sk_flow(sk) && sk->sk_pacing_rate != ~0UL)
+		return false;
+	if (!skb->tstamp)
+		return true;
+	now = bpf_ktime_get_ns();
+	return qd_time_to_send(skb, now) <= now;
+}
+
 SEC("struct_ops/fq_enqueue")
 int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
@@ -654,6 +700,20 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 
 	if (!fq_get(sch, &c) || sch->q.qlen >= c.cfg->limit)
 		goto drop;
+	if (!sch->q.qlen && fq_fast_ok(&c, skb)) {
+		struct fq_fast *fs = bpf_map_lookup_elem(&fast, &c.id);
+
+		if (!fs)
+			goto drop;
+		skb = bpf_kptr_xchg(&fs->skb, skb);
+		if (skb)
+			/* Cannot happen: the qdisc was empty. */
+			bpf_qdisc_skb_drop(skb, to_free);
+		c.in->fast = 1;
+		sch->q.qlen++;
+		sch->qstats.backlog += len;
+		return NET_XMIT_SUCCESS;
+	}
 	now = bpf_ktime_get_ns();
 	if (c.in->buckets != fq_nbuckets(c.cfg))
 		fq_rehash(&c);
@@ -812,7 +872,26 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	u64 now, due;
 	int i;
 
-	if (!sch->q.qlen || !fq_get(sch, &c))
+	if (!sch->q.qlen)
+		return NULL;
+	c.id = qd_slot(sch);
+	c.in = bpf_map_lookup_elem(&insts, &c.id);
+	if (!c.in)
+		return NULL;
+	if (c.in->fast) {
+		struct fq_fast *fs = bpf_map_lookup_elem(&fast, &c.id);
+
+		c.in->fast = 0;
+		skb = fs ? bpf_kptr_xchg(&fs->skb, NULL) : NULL;
+		if (skb) {
+			sch->q.qlen--;
+			sch->qstats.backlog -= qdisc_pkt_len(skb);
+			bpf_qdisc_bstats_update(sch, skb);
+			return skb;
+		}
+	}
+	c.cfg = bpf_map_lookup_elem(&cfgs, &c.id);
+	if (!c.cfg)
 		return NULL;
 	now = bpf_ktime_get_ns();
 
@@ -889,11 +968,17 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 static __always_inline void fq_purge(const struct fq_ctx *c)
 {
 	struct fq_inst *in = c->in;
+	struct fq_fast *fs;
+	struct sk_buff *skb;
 	int i;
 
+	fs = bpf_map_lookup_elem(&fast, &c->id);
+	skb = fs ? bpf_kptr_xchg(&fs->skb, NULL) : NULL;
+	if (skb)
+		bpf_kfree_skb(skb);
+	in->fast = 0;
 	bpf_for(i, 1, FQ_PKTS + 1) {
 		struct fq_pkt *slot;
-		struct sk_buff *skb;
 
 		if ((u32)i >= in->next_pkt)
 			break;

@@ -79,6 +79,7 @@ struct fq_inst {
 	__u32 buckets;		    /* how many buckets the chains are hashed for */
 	__u32 psched_mtu;	    /* the device's MTU plus link header, for quanta */
 	__u32 reclaim_pos;	    /* where the last scan for an idle flow stopped */
+	__u32 fast;		    /* 1: the fast slot holds a packet */
 };
 
 /* A flow slot: key FQ_FLOWS * instance + index of the "flows" map. */
