@@ -527,19 +527,21 @@ static __always_inline void flow_init(struct fq_flow *f, u64 key, u32 socket_has
  * The flow of skb: the socket for local traffic, the masked packet hash for
  * packets without one, listeners and time-wait sockets, and unconnected
  * UDP sockets (sch_fq's rules). Returns the flow's index, 0 when the table
- * has no room.
+ * has no room; *fp is the flow when this found or made it, else NULL.
  */
-static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *skb, u64 now)
+static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *skb, u64 now,
+				       struct fq_flow **fp)
 {
 	struct fq_inst *in = c->in;
 	struct sock *sk = skb->sk;
 	u32 socket_hash = 0, nb, b, cur, idx = 0, prev = 0, gc = 0;
-	struct fq_flow *f, *p;
+	struct fq_flow *f, *p, *found = NULL;
 	bool crowded = false;
 	u64 key;
 	u32 *head;
 	int i;
 
+	*fp = NULL;
 	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL) {
 		in->stats.highprio_packets++;
 		return FQ_FLOW_PRIO;
@@ -574,6 +576,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *s
 			break;
 		next = f->hnext;
 		if (f->key == key) {
+			found = f;
 			idx = cur;
 			break;
 		}
@@ -598,16 +601,14 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *s
 		cur = next;
 	}
 
-	if (idx) {
-		f = flow_at(c, idx);
-		if (!f)
-			return 0;
+	if (found) {
 		/* The socket was freed and its memory reused by another one. */
-		if (sk && f->socket_hash != socket_hash) {
-			f->socket_hash = socket_hash;
-			f->credit = fq_initial_quantum(c);
-			f->time_next_packet = 0;
+		if (sk && found->socket_hash != socket_hash) {
+			found->socket_hash = socket_hash;
+			found->credit = fq_initial_quantum(c);
+			found->time_next_packet = 0;
 		}
+		*fp = found;
 		return idx;
 	}
 
@@ -633,6 +634,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *s
 	/* Idle until the caller queues to it; no ring entry, it is not old. */
 	f->state = FQ_IDLE;
 	in->stats.inactive_flows++;
+	*fp = f;
 	return idx;
 }
 
@@ -729,8 +731,9 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 		c.in->stats.horizon_caps++;
 	}
 
-	idx = fq_classify(&c, skb, now) ?: FQ_FLOW_OVERFLOW;
-	f = flow_at(&c, idx);
+	idx = fq_classify(&c, skb, now, &f) ?: FQ_FLOW_OVERFLOW;
+	if (!f)
+		f = flow_at(&c, idx);
 	if (!f)
 		goto drop;
 	if (idx != FQ_FLOW_PRIO && f->qlen >= c.cfg->flow_limit) {
@@ -787,15 +790,13 @@ drop:
 	return NET_XMIT_DROP;
 }
 
-/* Take the head packet of flow f, which has one. */
-static __always_inline struct sk_buff *flow_dequeue(const struct fq_ctx *c, struct fq_flow *f)
+/* Take the head packet of flow f from its slot. */
+static __always_inline struct sk_buff *flow_dequeue(const struct fq_ctx *c, struct fq_flow *f,
+						    struct fq_pkt *slot)
 {
-	struct fq_pkt *slot = pkt_at(c, f->head);
 	struct sk_buff *skb;
 	u32 p = f->head;
 
-	if (!slot)
-		return NULL;
 	skb = bpf_kptr_xchg(&slot->skb, NULL);
 	f->head = slot->next;
 	if (!f->head)
@@ -896,8 +897,8 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	now = bpf_ktime_get_ns();
 
 	f = flow_at(&c, FQ_FLOW_PRIO);
-	if (f && f->qlen) {
-		skb = flow_dequeue(&c, f);
+	if (f && f->qlen && (slot = pkt_at(&c, f->head))) {
+		skb = flow_dequeue(&c, f, slot);
 		if (skb)
 			return fq_done(sch, &c, f, skb);
 	}
@@ -948,7 +949,7 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 				c.in->time_next_delayed_flow = due;
 			continue;
 		}
-		skb = flow_dequeue(&c, f);
+		skb = flow_dequeue(&c, f, slot);
 		if (!skb)
 			continue;
 		f->credit -= qdisc_pkt_len(skb);
