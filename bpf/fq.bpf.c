@@ -429,6 +429,9 @@ static __always_inline u32 fq_gc_ring(const struct fq_ctx *c, u64 now, bool forc
 	u32 freed = 0;
 	int i;
 
+	/* Most packets find nothing to collect: spare them the loop's setup. */
+	if (in->idle_head == in->idle_tail)
+		return 0;
 	bpf_for(i, 0, budget) {
 		struct fq_idle_ent *e;
 		struct fq_flow *f;
