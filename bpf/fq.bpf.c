@@ -18,6 +18,10 @@
  */
 #include "common.h"
 #include "fq.h"
+#include "flowhash.h"
+
+_Static_assert(sizeof(((struct fq_inst *)0)->hash_key) == (FH_WORDS + 1) * sizeof(u64),
+	       "fq_inst.hash_key holds flow_hash's key");
 
 char _license[] SEC("license") = "GPL";
 
@@ -560,7 +564,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *s
 			return 0;
 		socket_hash = sk->__sk_common.skc_hash;
 	} else {
-		key = ((u64)(bpf_skb_get_hash(skb) & c->cfg->orphan_mask) << 1) | 1;
+		key = ((u64)(flow_hash(skb, c->in->hash_key) & c->cfg->orphan_mask) << 1) | 1;
 	}
 
 	nb = fq_nbuckets(c->cfg);
@@ -1027,6 +1031,7 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	const struct net_device *dev = sch->dev_queue->dev;
 	struct fq_ctx c;
 	s64 slot;
+	int i;
 
 	slot = qd_init_instance(sch, &insts, &cfgs, &pending, FQ_MAX_INSTANCES, sizeof(struct fq_cfg));
 	if (slot < 0)
@@ -1043,6 +1048,8 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	if (!c.cfg->initial_quantum)
 		c.cfg->initial_quantum = 10 * c.in->psched_mtu;
 	__builtin_memset(&c.in->stats, 0, sizeof(c.in->stats));
+	for (i = 0; i < FH_WORDS + 1; i++)
+		c.in->hash_key[i] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	fq_purge(&c);
 	c.in->buckets = fq_nbuckets(c.cfg);
 	sch->limit = c.id + 1;
