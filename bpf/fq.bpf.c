@@ -536,8 +536,8 @@ static __always_inline void flow_init(struct fq_flow *f, u64 key, u32 socket_has
  * UDP sockets (sch_fq's rules). Returns the flow's index, 0 when the table
  * has no room; *fp is the flow when this found or made it, else NULL.
  */
-static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *skb, u64 now,
-				       struct fq_flow **fp)
+static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch,
+				       struct sk_buff *skb, u64 now, struct fq_flow **fp)
 {
 	struct fq_inst *in = c->in;
 	struct sock *sk = skb->sk;
@@ -558,10 +558,11 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *s
 	if (sk) {
 		/*
 		 * sch_fq keys by the socket's address. The verifier keeps a
-		 * pointer a pointer through any cast, so read it as a number.
+		 * pointer a pointer through any cast, but the difference of two
+		 * is a number (for a program with CAP_PERFMON): the socket's
+		 * distance from sch plus sch's address, read once in .init.
 		 */
-		if (bpf_probe_read_kernel(&key, sizeof(key), &skb->sk))
-			return 0;
+		key = (u64)sk - (u64)sch + in->sch_addr;
 		socket_hash = sk->__sk_common.skc_hash;
 	} else {
 		key = ((u64)(flow_hash(skb, c->in->hash_key) & c->cfg->orphan_mask) << 1) | 1;
@@ -738,7 +739,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 		c.in->stats.horizon_caps++;
 	}
 
-	idx = fq_classify(&c, skb, now, &f) ?: FQ_FLOW_OVERFLOW;
+	idx = fq_classify(&c, sch, skb, now, &f) ?: FQ_FLOW_OVERFLOW;
 	if (!f)
 		f = flow_at(&c, idx);
 	if (!f)
@@ -1030,9 +1031,13 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 {
 	const struct net_device *dev = sch->dev_queue->dev;
 	struct fq_ctx c;
+	u64 sch_addr;
 	s64 slot;
 	int i;
 
+	/* sch's address as a number: its gso_skb list is empty, so points at itself. */
+	if (bpf_probe_read_kernel(&sch_addr, sizeof(sch_addr), &sch->gso_skb.next))
+		return -EINVAL;
 	slot = qd_init_instance(sch, &insts, &cfgs, &pending, FQ_MAX_INSTANCES, sizeof(struct fq_cfg));
 	if (slot < 0)
 		return slot;
@@ -1042,6 +1047,7 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	if (!c.in || !c.cfg)
 		return -ENOSPC;
 	c.in->psched_mtu = dev->mtu + dev->hard_header_len;
+	c.in->sch_addr = sch_addr - bpf_core_field_offset(struct Qdisc, gso_skb);
 	/* Store what "the device's MTU" means, so show prints real values. */
 	if (!c.cfg->quantum)
 		c.cfg->quantum = 2 * c.in->psched_mtu;

@@ -71,6 +71,7 @@ struct fq_inst {
 	__u64 time_next_delayed_flow; /* CLOCK_MONOTONIC ns of the heap's top; 0: none */
 	/* Runtime state, private to the program. */
 	__u64 hash_key[12];	    /* of the flow hash of packets without a socket */
+	__u64 sch_addr;		    /* the Qdisc's address, for socket keys */
 	__u32 new_head, new_tail;
 	__u32 old_head, old_tail;
 	__u32 free_flow, next_flow; /* free chain, then never-used slots */
