@@ -18,6 +18,10 @@
  */
 #include "common.h"
 #include "fq.h"
+#include "flowhash.h"
+
+_Static_assert(sizeof(((struct fq_inst *)0)->hash_key) == (FH_WORDS + 1) * sizeof(u64),
+	       "fq_inst.hash_key holds flow_hash's key");
 
 char _license[] SEC("license") = "GPL";
 
@@ -111,6 +115,22 @@ struct {
 	__type(value, struct fq_idle_ent);
 } idle SEC(".maps");
 
+/*
+ * The fast slot: one packet that found the qdisc empty and owes nothing to
+ * pacing, kept outside the flow table (sch_fq's fast path, its "internal"
+ * flow). Dequeue serves it first: it is the oldest packet there is.
+ */
+struct fq_fast {
+	struct sk_buff __kptr *skb;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FQ_MAX_INSTANCES);
+	__type(key, u32);
+	__type(value, struct fq_fast);
+} fast SEC(".maps");
+
 /* Everything an op needs about its instance. */
 struct fq_ctx {
 	u32 id;
@@ -159,6 +179,19 @@ static __always_inline bool fq_get(struct Qdisc *sch, struct fq_ctx *c)
 	c->in = bpf_map_lookup_elem(&insts, &c->id);
 	c->cfg = bpf_map_lookup_elem(&cfgs, &c->id);
 	return c->in && c->cfg;
+}
+
+/*
+ * Whether sk keys its own flow. Listeners, request and time-wait sockets
+ * do not (sch_fq's rule; they are not full sockets either), nor do closed
+ * ones: unconnected UDP.
+ */
+static __always_inline bool fq_sk_flow(const struct sock *sk)
+{
+	u8 state = sk->__sk_common.skc_state;
+
+	return state != TCP_LISTEN && state != TCP_NEW_SYN_RECV && state != TCP_TIME_WAIT &&
+	       state != TCP_CLOSE;
 }
 
 static __always_inline u32 fq_quantum(const struct fq_ctx *c)
@@ -400,6 +433,9 @@ static __always_inline u32 fq_gc_ring(const struct fq_ctx *c, u64 now, bool forc
 	u32 freed = 0;
 	int i;
 
+	/* Most packets find nothing to collect: spare them the loop's setup. */
+	if (in->idle_head == in->idle_tail)
+		return 0;
 	bpf_for(i, 0, budget) {
 		struct fq_idle_ent *e;
 		struct fq_flow *f;
@@ -498,40 +534,38 @@ static __always_inline void flow_init(struct fq_flow *f, u64 key, u32 socket_has
  * The flow of skb: the socket for local traffic, the masked packet hash for
  * packets without one, listeners and time-wait sockets, and unconnected
  * UDP sockets (sch_fq's rules). Returns the flow's index, 0 when the table
- * has no room.
+ * has no room; *fp is the flow when this found or made it, else NULL.
  */
-static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *skb, u64 now)
+static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch,
+				       struct sk_buff *skb, u64 now, struct fq_flow **fp)
 {
 	struct fq_inst *in = c->in;
 	struct sock *sk = skb->sk;
 	u32 socket_hash = 0, nb, b, cur, idx = 0, prev = 0, gc = 0;
-	struct fq_flow *f, *p;
+	struct fq_flow *f, *p, *found = NULL;
 	bool crowded = false;
 	u64 key;
 	u32 *head;
 	int i;
 
+	*fp = NULL;
 	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL) {
 		in->stats.highprio_packets++;
 		return FQ_FLOW_PRIO;
 	}
-	if (sk) {
-		u8 state = sk->__sk_common.skc_state;
-
-		if (state == TCP_LISTEN || state == TCP_NEW_SYN_RECV || state == TCP_TIME_WAIT ||
-		    state == TCP_CLOSE)
-			sk = NULL;
-	}
+	if (sk && !fq_sk_flow(sk))
+		sk = NULL;
 	if (sk) {
 		/*
 		 * sch_fq keys by the socket's address. The verifier keeps a
-		 * pointer a pointer through any cast, so read it as a number.
+		 * pointer a pointer through any cast, but the difference of two
+		 * is a number (for a program with CAP_PERFMON): the socket's
+		 * distance from sch plus sch's address, read once in .init.
 		 */
-		if (bpf_probe_read_kernel(&key, sizeof(key), &skb->sk))
-			return 0;
+		key = (u64)sk - (u64)sch + in->sch_addr;
 		socket_hash = sk->__sk_common.skc_hash;
 	} else {
-		key = ((u64)(bpf_skb_get_hash(skb) & c->cfg->orphan_mask) << 1) | 1;
+		key = ((u64)(flow_hash(skb, c->in->hash_key) & c->cfg->orphan_mask) << 1) | 1;
 	}
 
 	nb = fq_nbuckets(c->cfg);
@@ -550,6 +584,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *s
 			break;
 		next = f->hnext;
 		if (f->key == key) {
+			found = f;
 			idx = cur;
 			break;
 		}
@@ -574,16 +609,14 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *s
 		cur = next;
 	}
 
-	if (idx) {
-		f = flow_at(c, idx);
-		if (!f)
-			return 0;
+	if (found) {
 		/* The socket was freed and its memory reused by another one. */
-		if (sk && f->socket_hash != socket_hash) {
-			f->socket_hash = socket_hash;
-			f->credit = fq_initial_quantum(c);
-			f->time_next_packet = 0;
+		if (sk && found->socket_hash != socket_hash) {
+			found->socket_hash = socket_hash;
+			found->credit = fq_initial_quantum(c);
+			found->time_next_packet = 0;
 		}
+		*fp = found;
 		return idx;
 	}
 
@@ -609,6 +642,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct sk_buff *s
 	/* Idle until the caller queues to it; no ring entry, it is not old. */
 	f->state = FQ_IDLE;
 	in->stats.inactive_flows++;
+	*fp = f;
 	return idx;
 }
 
@@ -643,6 +677,28 @@ static __always_inline void fq_rehash(const struct fq_ctx *c)
 	c->in->buckets = nb;
 }
 
+/*
+ * Whether skb, which found the qdisc empty, may take the fast slot (sch_fq's
+ * fq_fastpath_check for an empty qdisc): it is not a TC_PRIO_CONTROL
+ * packet, it is due, and no rate applies to its flow (pacing delays a flow
+ * only at a finite maxrate or socket pacing rate), so that its flow's queue,
+ * credit and pacing state could not have held it back.
+ */
+static __always_inline bool fq_fast_ok(const struct fq_ctx *c, struct sk_buff *skb)
+{
+	struct sock *sk = skb->sk;
+	u64 now;
+
+	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL || c->cfg->maxrate != ~0ULL)
+		return false;
+	if (c->cfg->pacing && sk && fq_sk_flow(sk) && sk->sk_pacing_rate != ~0UL)
+		return false;
+	if (!skb->tstamp)
+		return true;
+	now = bpf_ktime_get_ns();
+	return qd_time_to_send(skb, now) <= now;
+}
+
 SEC("struct_ops/fq_enqueue")
 int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
@@ -654,6 +710,20 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 
 	if (!fq_get(sch, &c) || sch->q.qlen >= c.cfg->limit)
 		goto drop;
+	if (!sch->q.qlen && fq_fast_ok(&c, skb)) {
+		struct fq_fast *fs = bpf_map_lookup_elem(&fast, &c.id);
+
+		if (!fs)
+			goto drop;
+		skb = bpf_kptr_xchg(&fs->skb, skb);
+		if (skb)
+			/* Cannot happen: the qdisc was empty. */
+			bpf_qdisc_skb_drop(skb, to_free);
+		c.in->fast = 1;
+		sch->q.qlen++;
+		sch->qstats.backlog += len;
+		return NET_XMIT_SUCCESS;
+	}
 	now = bpf_ktime_get_ns();
 	if (c.in->buckets != fq_nbuckets(c.cfg))
 		fq_rehash(&c);
@@ -669,8 +739,9 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 		c.in->stats.horizon_caps++;
 	}
 
-	idx = fq_classify(&c, skb, now) ?: FQ_FLOW_OVERFLOW;
-	f = flow_at(&c, idx);
+	idx = fq_classify(&c, sch, skb, now, &f) ?: FQ_FLOW_OVERFLOW;
+	if (!f)
+		f = flow_at(&c, idx);
 	if (!f)
 		goto drop;
 	if (idx != FQ_FLOW_PRIO && f->qlen >= c.cfg->flow_limit) {
@@ -727,15 +798,13 @@ drop:
 	return NET_XMIT_DROP;
 }
 
-/* Take the head packet of flow f, which has one. */
-static __always_inline struct sk_buff *flow_dequeue(const struct fq_ctx *c, struct fq_flow *f)
+/* Take the head packet of flow f from its slot. */
+static __always_inline struct sk_buff *flow_dequeue(const struct fq_ctx *c, struct fq_flow *f,
+						    struct fq_pkt *slot)
 {
-	struct fq_pkt *slot = pkt_at(c, f->head);
 	struct sk_buff *skb;
 	u32 p = f->head;
 
-	if (!slot)
-		return NULL;
 	skb = bpf_kptr_xchg(&slot->skb, NULL);
 	f->head = slot->next;
 	if (!f->head)
@@ -812,13 +881,32 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	u64 now, due;
 	int i;
 
-	if (!sch->q.qlen || !fq_get(sch, &c))
+	if (!sch->q.qlen)
+		return NULL;
+	c.id = qd_slot(sch);
+	c.in = bpf_map_lookup_elem(&insts, &c.id);
+	if (!c.in)
+		return NULL;
+	if (c.in->fast) {
+		struct fq_fast *fs = bpf_map_lookup_elem(&fast, &c.id);
+
+		c.in->fast = 0;
+		skb = fs ? bpf_kptr_xchg(&fs->skb, NULL) : NULL;
+		if (skb) {
+			sch->q.qlen--;
+			sch->qstats.backlog -= qdisc_pkt_len(skb);
+			bpf_qdisc_bstats_update(sch, skb);
+			return skb;
+		}
+	}
+	c.cfg = bpf_map_lookup_elem(&cfgs, &c.id);
+	if (!c.cfg)
 		return NULL;
 	now = bpf_ktime_get_ns();
 
 	f = flow_at(&c, FQ_FLOW_PRIO);
-	if (f && f->qlen) {
-		skb = flow_dequeue(&c, f);
+	if (f && f->qlen && (slot = pkt_at(&c, f->head))) {
+		skb = flow_dequeue(&c, f, slot);
 		if (skb)
 			return fq_done(sch, &c, f, skb);
 	}
@@ -869,7 +957,7 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 				c.in->time_next_delayed_flow = due;
 			continue;
 		}
-		skb = flow_dequeue(&c, f);
+		skb = flow_dequeue(&c, f, slot);
 		if (!skb)
 			continue;
 		f->credit -= qdisc_pkt_len(skb);
@@ -889,11 +977,17 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 static __always_inline void fq_purge(const struct fq_ctx *c)
 {
 	struct fq_inst *in = c->in;
+	struct fq_fast *fs;
+	struct sk_buff *skb;
 	int i;
 
+	fs = bpf_map_lookup_elem(&fast, &c->id);
+	skb = fs ? bpf_kptr_xchg(&fs->skb, NULL) : NULL;
+	if (skb)
+		bpf_kfree_skb(skb);
+	in->fast = 0;
 	bpf_for(i, 1, FQ_PKTS + 1) {
 		struct fq_pkt *slot;
-		struct sk_buff *skb;
 
 		if ((u32)i >= in->next_pkt)
 			break;
@@ -937,8 +1031,13 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 {
 	const struct net_device *dev = sch->dev_queue->dev;
 	struct fq_ctx c;
+	u64 sch_addr;
 	s64 slot;
+	int i;
 
+	/* sch's address as a number: its gso_skb list is empty, so points at itself. */
+	if (bpf_probe_read_kernel(&sch_addr, sizeof(sch_addr), &sch->gso_skb.next))
+		return -EINVAL;
 	slot = qd_init_instance(sch, &insts, &cfgs, &pending, FQ_MAX_INSTANCES, sizeof(struct fq_cfg));
 	if (slot < 0)
 		return slot;
@@ -948,12 +1047,15 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	if (!c.in || !c.cfg)
 		return -ENOSPC;
 	c.in->psched_mtu = dev->mtu + dev->hard_header_len;
+	c.in->sch_addr = sch_addr - bpf_core_field_offset(struct Qdisc, gso_skb);
 	/* Store what "the device's MTU" means, so show prints real values. */
 	if (!c.cfg->quantum)
 		c.cfg->quantum = 2 * c.in->psched_mtu;
 	if (!c.cfg->initial_quantum)
 		c.cfg->initial_quantum = 10 * c.in->psched_mtu;
 	__builtin_memset(&c.in->stats, 0, sizeof(c.in->stats));
+	for (i = 0; i < FH_WORDS + 1; i++)
+		c.in->hash_key[i] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	fq_purge(&c);
 	c.in->buckets = fq_nbuckets(c.cfg);
 	sch->limit = c.id + 1;

@@ -70,6 +70,8 @@ struct fq_inst {
 	struct fq_stats stats;
 	__u64 time_next_delayed_flow; /* CLOCK_MONOTONIC ns of the heap's top; 0: none */
 	/* Runtime state, private to the program. */
+	__u64 hash_key[12];	    /* of the flow hash of packets without a socket */
+	__u64 sch_addr;		    /* the Qdisc's address, for socket keys */
 	__u32 new_head, new_tail;
 	__u32 old_head, old_tail;
 	__u32 free_flow, next_flow; /* free chain, then never-used slots */
@@ -79,6 +81,7 @@ struct fq_inst {
 	__u32 buckets;		    /* how many buckets the chains are hashed for */
 	__u32 psched_mtu;	    /* the device's MTU plus link header, for quanta */
 	__u32 reclaim_pos;	    /* where the last scan for an idle flow stopped */
+	__u32 fast;		    /* 1: the fast slot holds a packet */
 };
 
 /* A flow slot: key FQ_FLOWS * instance + index of the "flows" map. */

@@ -14,6 +14,7 @@
 #                     over a window of a run, vary by 1-3 %)
 #   VMTEST_RR_MS      request/response ms per run (150)
 #   VMTEST_SECTIONS   comma list: pktgen,tcp,rr,shaped,anatomy,add,show (all)
+#   VMTEST_KINDS      comma list of the qdiscs measured (all), e.g. sch_fq,fq
 #   VMTEST_EDT_OPTS   edt's options for the cost runs ("rate 100gbit")
 # vmtest-timeout: 1500
 . /tests/lib.sh
@@ -39,6 +40,13 @@ out() { echo "$*" >/dev/console; }
 note() { out "BENCHNOTE $*"; }
 bench() { out "BENCH $*"; }
 section() { case $SECTIONS in *",$1,"*) return 0 ;; esac; return 1; }
+KINDS=,${VMTEST_KINDS:-},
+# only KIND...: those of the KINDs VMTEST_KINDS selects
+only() {
+	for _k in "$@"; do
+		case $KINDS in ,, | *",$_k,"*) printf '%s ' "$_k" ;; esac
+	done
+}
 now() { benchtool now; }
 # ns elapsed since $1 (a `now` value), in ms with one decimal
 ms_since() { echo $((($(now) - $1) / 100000)) | sed 's/\(.\)$/.\1/'; }
@@ -137,6 +145,9 @@ has_kind fifo && kinds_pairs="$kinds_pairs pfifo fifo"
 has_kind prio && kinds_pairs="$kinds_pairs pfifo_fast prio"
 has_kind fq && kinds_pairs="$kinds_pairs sch_fq fq"
 has_kind edt && kinds_pairs="$kinds_pairs htb tbf edt"
+kinds_main=$(only $kinds_main)
+kinds_flows=$(only $kinds_flows)
+kinds_pairs=$(only $kinds_pairs)
 note "kinds: $kinds_main; 1000 flows: $kinds_flows; TCP and rr: $kinds_pairs"
 
 # --- pktgen queue_xmit: packets through the root qdisc, instructions/packet ---
@@ -229,7 +240,7 @@ if section shaped; then
 	shapers="htb tbf"
 	has_kind edt && shapers="$shapers edt edt_dctcp"
 	for rep in $(seq "$REPS"); do
-		for k in $shapers; do
+		for k in $(only $shapers); do
 			cc=
 			case $k in
 			tbf) qset tbf "$SHAPED_RATE" 64kb ;;
@@ -273,7 +284,7 @@ if section anatomy && [ -f /tests/files/tramp.bpf.o ]; then
 	set -- $(benchtool progstat bench_empty) "$@"
 	bench anatomy window empty 1 "$(awk -v t="$(($1 - $3))" -v c="$(($2 - $4))" 'BEGIN { printf "%.3f", t / c }')"
 	rm -f /sys/fs/bpf/bench_tramp
-	for k in $bpf_kinds; do
+	for k in $(only $bpf_kinds); do
 		qset "$k"
 		before=$(benchtool progstat "${k}_enqueue" "${k}_dequeue")
 		pktgen_run anatomy-stats "$k" 1
