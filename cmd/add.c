@@ -13,7 +13,9 @@ static const struct qd_cmd add_cmd = {
 	.args = "dev DEV (root | parent ID) [handle H] KIND [OPTIONS]",
 	.summary = "create a qdisc; fails if one is already there",
 	.help = "Registers KIND's BPF program with the kernel when no instance uses it yet.\n"
-		"Kinds that are not qdiscctl's are passed to the kernel without options.",
+		"Kinds that are not qdiscctl's are passed to the kernel without options.\n"
+		"\"root [handle H] mq KIND [OPTIONS]\" puts an mq root there with one KIND child\n"
+		"(with those options) on every tx queue, or nothing when any of them fails.",
 	.order = 10,
 	.run = run_add,
 };

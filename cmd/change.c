@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/pkt_sched.h>
 
 #include "cmd/cmd.h"
 #include "cmd/target.h"
@@ -72,6 +73,72 @@ static int change_instance(const struct qd_target *t, const char *where, int opt
 	return ret;
 }
 
+struct mq_children {
+	uint32_t major;
+	int n;
+	struct qd_target t[QD_MAX_INSTANCES];
+	const char *other; /* a child's kind that is not the first's */
+};
+
+static int collect_child(const struct qdisc_info *qi, void *data)
+{
+	struct mq_children *c = data;
+	struct qd_target *t = &c->t[c->n];
+
+	if (qi->parent == TC_H_ROOT || TC_H_MAJ(qi->parent) != c->major)
+		return 0;
+	if (c->n == QD_MAX_INSTANCES || (c->n && strcmp(qi->kind, c->t[0].cur.kind))) {
+		c->other = c->n == QD_MAX_INSTANCES ? "more" : qi->kind;
+		return 0;
+	}
+	t->cur = *qi;
+	t->cur.options = NULL;
+	t->kind = qd_reg_kind(qi->kind);
+	t->place.netns = c->t[0].place.netns;
+	t->place.ifindex = qi->ifindex;
+	t->place.parent = qi->parent;
+	c->n++;
+	return 0;
+}
+
+/*
+ * change on an mq root whose children are all instances of one of
+ * qdiscctl's kinds (what "add ... root mq KIND" makes) changes every child,
+ * each keeping the options not given. The options are checked against the
+ * first child before any is written.
+ */
+static int change_mq(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_target *root,
+		     const char *where)
+{
+	struct mq_children c = { .major = TC_H_MAJ(root->cur.handle) };
+	char **optv;
+	int lock, err, ret = QD_EXIT_OK, optc;
+
+	c.t[0].place.netns = root->place.netns;
+	err = qdisc_dump(rt, s->ifindex, collect_child, &c);
+	if (err) {
+		qd_err("change: cannot list the children of the mq at %s: %s", where,
+		       strerror(-err));
+		return QD_EXIT_FAIL;
+	}
+	if (!c.n || !c.t[0].kind || c.other) {
+		qd_err("change: the children of the mq at %s are not all one of qdiscctl's kinds "
+		       "(%s)",
+		       where, c.other ? c.other : c.n ? c.t[0].cur.kind : "none");
+		return QD_EXIT_FAIL;
+	}
+	ret = pick_options(s, &c.t[0], where, &optc, &optv);
+	if (ret)
+		return ret;
+	lock = qd_lock();
+	if (lock < 0)
+		return QD_EXIT_FAIL;
+	for (int i = 0; i < c.n && !ret; i++)
+		ret = change_instance(&c.t[i], where, optc, optv);
+	qd_unlock(lock);
+	return ret;
+}
+
 static int run_change(int argc, char **argv)
 {
 	const struct qd_kind *named;
@@ -117,6 +184,8 @@ static int run_change(int argc, char **argv)
 	} else if (err) {
 		qd_err("change: cannot look up the qdisc at %s: %s", where, strerror(-err));
 		ret = QD_EXIT_FAIL;
+	} else if (!t.kind && !strcmp(t.cur.kind, "mq")) {
+		ret = change_mq(&rt, &s, &t, where);
 	} else if (!t.kind && !named) {
 		qd_err("change: the qdisc at %s is %s, not one of qdiscctl's kinds (use tc change "
 		       "for native qdiscs)",
@@ -138,7 +207,8 @@ static const struct qd_cmd change_cmd = {
 	.summary = "change some options of one of qdiscctl's qdiscs, keeping its queue",
 	.help = "Options not given keep their current values (replace resets them to the\n"
 		"defaults). Never creates a qdisc. KIND, when given, must be the kind of\n"
-		"the qdisc there. Exit status 2 when there is no qdisc there or it is of\n"
+		"the qdisc there. On an mq root whose children are all one of qdiscctl's\n"
+		"kinds, every child changes. Exit status 2 when there is no qdisc there or it is of\n"
 		"another kind, 1 when it is not one of qdiscctl's (use tc change).",
 	.order = 25,
 	.run = run_change,

@@ -45,8 +45,9 @@ extern const struct argp_option qd_global_options[];
 /* Run one command line (argv[0] = command): what `-b` does for each line. */
 int qd_cmd_run(int argc, char **argv);
 
-/* 0 when the kernel can run BPF qdiscs; else says why, returns the exit code. */
-int qd_check_kernel(void);
+struct qd_kind;
+/* 0 when the kernel can run k's BPF qdisc; else says why, returns the exit code. */
+int qd_check_kernel(const struct qd_kind *k);
 
 /* add and replace share everything but the netlink flags. */
 int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags);

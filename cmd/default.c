@@ -201,7 +201,7 @@ static int run_default(int argc, char **argv)
 		if (qd_kind_parse(k, argc - 2, argv + 2, cfg) ||
 		    qd_kind_check_required(k, argc - 2, argv + 2))
 			return QD_EXIT_USAGE;
-		if ((ret = qd_check_kernel()))
+		if ((ret = qd_check_kernel(k)))
 			return ret;
 	}
 	if (geteuid() != 0) {

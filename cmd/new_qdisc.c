@@ -12,6 +12,7 @@
 #include <linux/rtnetlink.h>
 
 #include "cmd/cmd.h"
+#include "cmd/new_qdisc.h"
 #include "cmd/target.h"
 #include "kinds/kind.h"
 #include "lib/common.h"
@@ -21,9 +22,20 @@
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"
 
-int qd_check_kernel(void)
+int qd_check_kernel(const struct qd_kind *k)
 {
-	int ok = qd_kernel_supported();
+	struct qd_reg reg;
+	int ok;
+
+	/*
+	 * A registration of k proves the kernel runs BPF qdiscs; parsing its
+	 * BTF to find out costs more than the rest of an add together.
+	 */
+	if (!qd_reg_open(k, &reg, false)) {
+		qd_reg_close(&reg);
+		return 0;
+	}
+	ok = qd_kernel_supported();
 
 	if (ok > 0)
 		return 0;
@@ -55,13 +67,12 @@ static int replace_in_place(struct rtnl *rt, const struct qdisc_spec *s, const s
 	return qd_target_write(reg, &t, id, cfg) ? QD_EXIT_FAIL : QD_EXIT_OK;
 }
 
-/* RTM_NEWQDISC for the place s names: QD_EXIT_OK, or the kernel's refusal printed. */
-static int send_new_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const char *kind,
-			  unsigned int nlflags)
+int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags,
+		  const struct qdisc_spec *s, const char *kind)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct qdisc_req req = {
-		.type = RTM_NEWQDISC,
+		.type = type,
 		.flags = nlflags,
 		.ifindex = s->ifindex,
 		.parent = s->parent,
@@ -77,13 +88,39 @@ static int send_new_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const cha
 	return QD_EXIT_OK;
 }
 
+int qd_new_instance(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_reg *reg,
+		    const struct qd_place *place, const void *cfg, unsigned int nlflags)
+{
+	bool done;
+	int err, ret;
+
+	if (nlflags & NLM_F_REPLACE) {
+		ret = replace_in_place(rt, s, reg, cfg, &done);
+		if (done)
+			return ret;
+	}
+	err = qd_reg_set_pending(reg, place, cfg);
+	if (err) {
+		qd_err("cannot hand the options to %s: %s", reg->id, strerror(-err));
+		return QD_EXIT_FAIL;
+	}
+	qd_test_kill(QD_KILL_PENDING);
+	/* Before the qdisc exists the egress program finds nothing to do. */
+	ret = qd_reg_attach_egress(reg, place) ? QD_EXIT_FAIL : QD_EXIT_OK;
+	qd_test_kill(QD_KILL_EGRESS);
+	if (!ret)
+		ret = qd_send_qdisc(rt, RTM_NEWQDISC, nlflags, s, reg->id);
+	qd_test_kill(QD_KILL_CREATED);
+	qd_reg_clear_pending(reg, place);
+	return ret;
+}
+
 static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_kind *k,
 			 const void *cfg, unsigned int nlflags)
 {
 	struct qd_place place = { .ifindex = s->ifindex, .parent = s->parent };
 	struct qd_reg reg;
-	int lock, err, ret = QD_EXIT_OK;
-	bool done;
+	int lock, err, ret;
 
 	err = rtnl_netns_cookie(rt, &place.netns);
 	if (err) {
@@ -99,28 +136,7 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 		qd_unlock(lock);
 		return QD_EXIT_FAIL;
 	}
-
-	if (nlflags & NLM_F_REPLACE) {
-		ret = replace_in_place(rt, s, &reg, cfg, &done);
-		if (done)
-			goto out;
-	}
-
-	err = qd_reg_set_pending(&reg, &place, cfg);
-	if (err) {
-		qd_err("cannot hand the options to %s: %s", reg.id, strerror(-err));
-		ret = QD_EXIT_FAIL;
-		goto out;
-	}
-	qd_test_kill(QD_KILL_PENDING);
-	/* Before the qdisc exists the egress program finds nothing to do. */
-	ret = qd_reg_attach_egress(&reg, &place) ? QD_EXIT_FAIL : QD_EXIT_OK;
-	qd_test_kill(QD_KILL_EGRESS);
-	if (!ret)
-		ret = send_new_qdisc(rt, s, reg.id, nlflags);
-	qd_test_kill(QD_KILL_CREATED);
-	qd_reg_clear_pending(&reg, &place);
-out:
+	ret = qd_new_instance(rt, s, &reg, &place, cfg, nlflags);
 	qd_reg_close(&reg);
 	/*
 	 * Leave no registration behind that no qdisc uses: after a failure,
@@ -149,6 +165,9 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 		qd_err("%s: \"root\" or \"parent ID\" is required", argv[0]);
 		return QD_EXIT_USAGE;
 	}
+	/* "mq KIND [OPTIONS]": an mq root with a KIND child on every tx queue. */
+	if (!strcmp(s.kind, "mq") && s.optc)
+		return qd_cmd_new_mq(argv[0], &s, nlflags);
 	k = qd_kind_find(s.kind);
 	char cfg[k ? k->cfg_size : 1];
 	if (k) {
@@ -165,7 +184,7 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 	}
 	if (qdisc_spec_resolve(&s))
 		return s.dev ? QD_EXIT_FAIL : QD_EXIT_USAGE;
-	if (k && (ret = qd_check_kernel()))
+	if (k && (ret = qd_check_kernel(k)))
 		return ret;
 	if (geteuid() != 0) {
 		qd_err("%s needs root (CAP_NET_ADMIN and CAP_BPF)", argv[0]);
@@ -175,7 +194,8 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 		qd_err("cannot open rtnetlink: %s", strerror(errno));
 		return QD_EXIT_FAIL;
 	}
-	ret = k ? new_bpf_qdisc(&rt, &s, k, cfg, nlflags) : send_new_qdisc(&rt, &s, s.kind, nlflags);
+	ret = k ? new_bpf_qdisc(&rt, &s, k, cfg, nlflags)
+		: qd_send_qdisc(&rt, RTM_NEWQDISC, nlflags, &s, s.kind);
 	rtnl_close(&rt);
 	/* A native qdisc may have replaced the last instance of one of ours. */
 	if (!k && !ret)

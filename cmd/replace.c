@@ -13,7 +13,9 @@ static const struct qd_cmd replace_cmd = {
 	.args = "dev DEV (root | parent ID) [handle H] KIND [OPTIONS]",
 	.summary = "create a qdisc, or replace the one there",
 	.help = "Replacing an instance of the same kind updates its options in place,\n"
-		"keeping its queued packets.",
+		"keeping its queued packets.\n"
+		"\"root [handle H] mq KIND [OPTIONS]\" puts an mq root there with one KIND child\n"
+		"(with those options) on every tx queue, or nothing when any of them fails.",
 	.order = 20,
 	.run = run_replace,
 };

@@ -17,8 +17,11 @@
 #include "lib/json_print.h"
 #include "lib/qdisc_print.h"
 
-/* The registration of kernel kind id (one version of k): one kept open a kind. */
-static const struct qd_reg *reg_for(struct show_ctx *ctx, const struct qd_kind *k, const char *id)
+/*
+ * The index in ctx of the registration of kernel kind id (one version of
+ * k), or -1: one kept open a kind, its instances read when it is opened.
+ */
+static int reg_for(struct show_ctx *ctx, const struct qd_kind *k, const char *id)
 {
 	const struct qd_kind *const *kinds = qd_kinds();
 
@@ -30,22 +33,34 @@ static const struct qd_reg *reg_for(struct show_ctx *ctx, const struct qd_kind *
 				qd_reg_close(&ctx->regs[i]);
 			ctx->ok[i] = 0;
 		}
-		if (ctx->ok[i] == 0)
+		if (ctx->ok[i] == 0) {
 			ctx->ok[i] = qd_reg_open_id(id, &ctx->regs[i]) ? -1 : 1;
-		return ctx->ok[i] > 0 ? &ctx->regs[i] : NULL;
+			if (ctx->ok[i] > 0)
+				ctx->ninst[i] =
+					qd_reg_instances(&ctx->regs[i], ctx->ids[i], ctx->hdrs[i]);
+		}
+		return ctx->ok[i] > 0 ? i : -1;
 	}
-	return NULL;
+	return -1;
 }
 
 const struct qd_reg *show_instance(struct show_ctx *ctx, const struct qdisc_info *qi, uint32_t *id)
 {
 	const struct qd_kind *k = qd_reg_kind(qi->kind);
-	struct qd_place place = { ctx->netns, qi->ifindex, qi->parent };
-	const struct qd_reg *reg;
+	int r;
 
-	if (!k || !(reg = reg_for(ctx, k, qi->kind)))
+	if (!k || (r = reg_for(ctx, k, qi->kind)) < 0)
 		return NULL;
-	return qd_reg_find(reg, &place, qi->handle, id) ? NULL : reg;
+	for (int i = 0; i < ctx->ninst[r]; i++) {
+		const struct qd_inst_hdr *h = &ctx->hdrs[r][i];
+
+		if (h->handle == qi->handle && h->place.netns == ctx->netns &&
+		    h->place.ifindex == (uint32_t)qi->ifindex && h->place.parent == qi->parent) {
+			*id = ctx->ids[r][i];
+			return &ctx->regs[r];
+		}
+	}
+	return NULL;
 }
 
 bool show_wanted(const struct show_ctx *ctx, const struct qdisc_info *qi)
@@ -58,8 +73,14 @@ bool show_wanted(const struct show_ctx *ctx, const struct qdisc_info *qi)
 
 const char *show_dev(const struct show_ctx *ctx, const struct qdisc_info *qi, char *buf)
 {
+	const char *name;
+
 	if (ctx->filter->dev)
 		return NULL;
+	name = link_name(&ctx->names, qi->ifindex);
+	if (name)
+		return name;
+	/* A device that came after the dump of names. */
 	if (!if_indextoname(qi->ifindex, buf))
 		snprintf(buf, IF_NAMESIZE, "if%d", qi->ifindex);
 	return buf;
@@ -197,6 +218,9 @@ static int run_show(int argc, char **argv)
 	}
 	ctx.filter = &s;
 	rtnl_netns_cookie(&rt, &ctx.netns);
+	/* As tc: one dump of every device's name instead of a lookup a qdisc. */
+	if (!s.dev)
+		link_names_load(&rt, &ctx.names);
 	if (flows) {
 		ret = show_flows(&rt, &ctx, sort);
 	} else {
@@ -209,6 +233,7 @@ static int run_show(int argc, char **argv)
 		}
 	}
 	rtnl_close(&rt);
+	link_names_free(&ctx.names);
 	for (size_t i = 0; i < SHOW_MAX_KINDS; i++)
 		if (ctx.ok[i] > 0)
 			qd_reg_close(&ctx.regs[i]);

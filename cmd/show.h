@@ -8,6 +8,7 @@
 
 #include "lib/registry.h"
 #include "lib/spec.h"
+#include "netlink/link.h"
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"
 
@@ -21,6 +22,15 @@ struct show_ctx {
 	int ok[SHOW_MAX_KINDS];
 	/* The qdisc being printed as the kernel reports it (show prints the kind's base id). */
 	const struct qdisc_info *printing;
+	/*
+	 * Their instances, read once when opened: looking each qdisc up in
+	 * the map would cost a syscall a slot, for every qdisc listed.
+	 */
+	int ninst[SHOW_MAX_KINDS];
+	uint32_t ids[SHOW_MAX_KINDS][QD_MAX_INSTANCES];
+	struct qd_inst_hdr hdrs[SHOW_MAX_KINDS][QD_MAX_INSTANCES];
+	/* Device names from one dump, when the listing names devices. */
+	struct link_names names;
 };
 
 /* Does qi pass the filter's parent and handle? */

@@ -132,6 +132,12 @@ int rtnl_talk(struct rtnl *r, struct nlmsghdr *nlh)
 	return rtnl_exchange(r, nlh, NULL, NULL);
 }
 
+int rtnl_get(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	nlh->nlmsg_flags |= NLM_F_ACK;
+	return rtnl_exchange(r, nlh, cb, data);
+}
+
 int rtnl_dump(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
 	nlh->nlmsg_flags |= NLM_F_DUMP;

@@ -23,6 +23,9 @@ void rtnl_close(struct rtnl *r);
 /* Send a request and wait for its ack: 0, or -errno with r->errmsg set. */
 int rtnl_talk(struct rtnl *r, struct nlmsghdr *nlh);
 
+/* Send a request for one object and call cb for the answer: 0 or -errno. */
+int rtnl_get(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
+
 /* Send a dump request and call cb for every reply message: 0 or -errno. */
 int rtnl_dump(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
 

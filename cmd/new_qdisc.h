@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What add, replace and their mq form share (cmd/new_qdisc.c, cmd/mq.c). */
+#ifndef QDISCCTL_NEW_QDISC_H
+#define QDISCCTL_NEW_QDISC_H
+
+#include <stdint.h>
+
+#include "lib/registry.h"
+#include "lib/spec.h"
+#include "netlink/rtnl.h"
+
+/* A qdisc request for s's place and handle: QD_EXIT_OK, or the kernel's refusal printed. */
+int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags,
+		  const struct qdisc_spec *s, const char *kind);
+
+/*
+ * One instance of reg's kind at s's place (lock held, reg open): its
+ * options through the pending map, or rewritten in place by a replace of
+ * an instance of the same kind. An exit code, errors said.
+ */
+int qd_new_instance(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_reg *reg,
+		    const struct qd_place *place, const void *cfg, unsigned int nlflags);
+
+/* add/replace dev DEV root [handle H] mq KIND [OPTIONS]: an exit code. */
+int qd_cmd_new_mq(const char *cmd, const struct qdisc_spec *s, unsigned int nlflags);
+
+#endif

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include "netlink/link.h"
+#include "netlink/rtnl.h"
+
+static struct nlmsghdr *link_req(void *buf, int ifindex)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	/* Without statistics the answer is a fraction of the size. */
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	return nlh;
+}
+
+struct txq_ctx {
+	int ifindex;
+	uint32_t n;
+};
+
+static int txq_one(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct txq_ctx *ctx = data;
+	struct nlattr *attr;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
+	    ifi->ifi_index != ctx->ifindex)
+		return MNL_CB_OK;
+	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
+		if (mnl_attr_get_type(attr) == IFLA_NUM_TX_QUEUES &&
+		    mnl_attr_get_payload_len(attr) >= sizeof(uint32_t))
+			ctx->n = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+int link_num_tx_queues(struct rtnl *r, int ifindex, uint32_t *n)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct txq_ctx ctx = { ifindex, 0 };
+	int err = rtnl_get(r, link_req(buf, ifindex), txq_one, &ctx);
+
+	if (err)
+		return err;
+	if (!ctx.n)
+		return -ENODEV;
+	*n = ctx.n;
+	return 0;
+}
+
+static int names_one(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct link_names *ln = data;
+	struct nlattr *attr;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
+	    ifi->ifi_index <= 0)
+		return MNL_CB_OK;
+	if (ifi->ifi_index > ln->max) {
+		int max = ifi->ifi_index * 2;
+		char(*names)[IF_NAMESIZE] = realloc(ln->names, (max + 1) * sizeof(*names));
+
+		if (!names)
+			return MNL_CB_ERROR;
+		memset(names + ln->max + 1, 0, (max - ln->max) * sizeof(*names));
+		ln->names = names;
+		ln->max = max;
+	}
+	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
+		if (mnl_attr_get_type(attr) == IFLA_IFNAME &&
+		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+			snprintf(ln->names[ifi->ifi_index], IF_NAMESIZE, "%s",
+				 mnl_attr_get_str(attr));
+	return MNL_CB_OK;
+}
+
+int link_names_load(struct rtnl *r, struct link_names *ln)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	memset(ln, 0, sizeof(*ln));
+	ln->max = -1;
+	return rtnl_dump(r, link_req(buf, 0), names_one, ln);
+}
+
+const char *link_name(const struct link_names *ln, int ifindex)
+{
+	if (ifindex <= 0 || ifindex > ln->max || !ln->names[ifindex][0])
+		return NULL;
+	return ln->names[ifindex];
+}
+
+void link_names_free(struct link_names *ln)
+{
+	free(ln->names);
+	ln->names = NULL;
+	ln->max = -1;
+}
