@@ -120,7 +120,7 @@ no_mq "del fq"
 mq_pair
 must qd add dev va root mq edt rate 10mbit
 assert_eq "$(heads qd | grep -c '^qdiscctl_edt ')" "$NTX" "edt children"
-assert_eq "$(bpftool -j net show dev va | jq '[.[].tcx // [] | length] | add // 0')" 0 "no tcx under mq"
+assert_no_match "$(ip netns exec a bpftool net show dev va)" 'edt_ce_mark' "no tcx program under mq"
 must in_a ping -c 2 -i 0.2 -q "$IP_B"
 must qd del dev va root
 no_mq "del edt"
