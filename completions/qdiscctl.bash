@@ -129,13 +129,18 @@ _qdiscctl()
 
 	# tc's grammar: keywords in any order, the first other word is the kind,
 	# everything after it the kind's options.
-	local dev='' kind='' kindi=0 place='' flows='' kinds
+	local dev='' kind='' kindi=0 place='' flows='' mq='' kinds
 	kinds=" $(_qdiscctl_q kinds | tr '\n' ' ') "
 	i=$((cmdi + 1))
 	while ((i < cword)); do
 		w=${words[i]}
 		if [[ -n $kind ]]; then
-			:
+			# "root mq KIND": the word after mq is the children's kind.
+			if [[ $kind == mq && -z $mq && $place == root && $cmd != change ]]; then
+				mq=1
+				kind=$w
+				kindi=$i
+			fi
 		elif [[ $w == dev ]]; then
 			((i++))
 			dev=${words[i]}
@@ -175,6 +180,10 @@ _qdiscctl()
 		;;
 	esac
 
+	if [[ $kind == mq && -z $mq && $place == root && $cmd != change ]]; then
+		_qdiscctl_reply "$kinds"
+		return
+	fi
 	if [[ -n $kind ]]; then
 		# Not one of ours (pfifo): tc knows its options, we do not.
 		[[ $kinds == *" $kind "* ]] || return

@@ -123,6 +123,8 @@ check "qdiscctl help " "add replace change del show kinds sysctl default help gc
 check "qdiscctl help f" "fifo fq"
 check "qdiscctl add dev lo root " "handle $(q kinds)"
 check "qdiscctl add dev lo root fq " "$(q kind-options fq)"
+check "qdiscctl add dev lo root mq " "$(q kinds)"
+check "qdiscctl replace dev lo root handle 1: mq fq " "$(q kind-options fq)"
 check "qdiscctl add dev lo root fq limit 10 hor" "horizon horizon_cap horizon_drop"
 check "qdiscctl add dev lo root fq limit 10 l" "low_rate_threshold"
 check "qdiscctl add dev lo root fq horizon_" "horizon_cap horizon_drop"
