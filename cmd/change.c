@@ -122,9 +122,11 @@ static int change_mq(struct rtnl *rt, const struct qdisc_spec *s, const struct q
 		return QD_EXIT_FAIL;
 	}
 	if (!c.n || !c.t[0].kind || c.other) {
+		const char *bad = c.other ? c.other : c.n ? c.t[0].cur.kind : "none";
+
 		qd_err("change: the children of the mq at %s are not all one of qdiscctl's kinds "
 		       "(%s)",
-		       where, c.other ? c.other : c.n ? c.t[0].cur.kind : "none");
+		       where, bad);
 		return QD_EXIT_FAIL;
 	}
 	ret = pick_options(s, &c.t[0], where, &optc, &optv);
@@ -208,8 +210,8 @@ static const struct qd_cmd change_cmd = {
 	.help = "Options not given keep their current values (replace resets them to the\n"
 		"defaults). Never creates a qdisc. KIND, when given, must be the kind of\n"
 		"the qdisc there. On an mq root whose children are all one of qdiscctl's\n"
-		"kinds, every child changes. Exit status 2 when there is no qdisc there or it is of\n"
-		"another kind, 1 when it is not one of qdiscctl's (use tc change).",
+		"kinds, every child changes. Exit status 2 when there is no qdisc there or\n"
+		"it is of another kind, 1 when it is not one of qdiscctl's (use tc change).",
 	.order = 25,
 	.run = run_change,
 };

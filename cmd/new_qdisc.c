@@ -67,8 +67,8 @@ static int replace_in_place(struct rtnl *rt, const struct qdisc_spec *s, const s
 	return qd_target_write(reg, &t, id, cfg) ? QD_EXIT_FAIL : QD_EXIT_OK;
 }
 
-int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags,
-		  const struct qdisc_spec *s, const char *kind)
+int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags, const struct qdisc_spec *s,
+		  const char *kind)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct qdisc_req req = {

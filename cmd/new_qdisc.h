@@ -10,8 +10,8 @@
 #include "netlink/rtnl.h"
 
 /* A qdisc request for s's place and handle: QD_EXIT_OK, or the kernel's refusal printed. */
-int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags,
-		  const struct qdisc_spec *s, const char *kind);
+int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags, const struct qdisc_spec *s,
+		  const char *kind);
 
 /*
  * One instance of reg's kind at s's place (lock held, reg open): its

@@ -26,6 +26,23 @@ static struct nlmsghdr *link_req(void *buf, int ifindex)
 	return nlh;
 }
 
+int link_msg_num_tx_queues(const struct nlmsghdr *nlh, int ifindex, uint32_t *n)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct nlattr *attr;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
+	    ifi->ifi_index != ifindex)
+		return -ENOENT;
+	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
+		if (mnl_attr_get_type(attr) == IFLA_NUM_TX_QUEUES &&
+		    mnl_attr_get_payload_len(attr) >= sizeof(uint32_t)) {
+			*n = mnl_attr_get_u32(attr);
+			return 0;
+		}
+	return -ENOENT;
+}
+
 struct txq_ctx {
 	int ifindex;
 	uint32_t n;
@@ -33,17 +50,9 @@ struct txq_ctx {
 
 static int txq_one(const struct nlmsghdr *nlh, void *data)
 {
-	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 	struct txq_ctx *ctx = data;
-	struct nlattr *attr;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
-	    ifi->ifi_index != ctx->ifindex)
-		return MNL_CB_OK;
-	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
-		if (mnl_attr_get_type(attr) == IFLA_NUM_TX_QUEUES &&
-		    mnl_attr_get_payload_len(attr) >= sizeof(uint32_t))
-			ctx->n = mnl_attr_get_u32(attr);
+	link_msg_num_tx_queues(nlh, ctx->ifindex, &ctx->n);
 	return MNL_CB_OK;
 }
 
@@ -61,21 +70,20 @@ int link_num_tx_queues(struct rtnl *r, int ifindex, uint32_t *n)
 	return 0;
 }
 
-static int names_one(const struct nlmsghdr *nlh, void *data)
+int link_names_add(struct link_names *ln, const struct nlmsghdr *nlh)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	struct link_names *ln = data;
 	struct nlattr *attr;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
 	    ifi->ifi_index <= 0)
-		return MNL_CB_OK;
+		return 0;
 	if (ifi->ifi_index > ln->max) {
 		int max = ifi->ifi_index * 2;
 		char(*names)[IF_NAMESIZE] = realloc(ln->names, (max + 1) * sizeof(*names));
 
 		if (!names)
-			return MNL_CB_ERROR;
+			return -ENOMEM;
 		memset(names + ln->max + 1, 0, (max - ln->max) * sizeof(*names));
 		ln->names = names;
 		ln->max = max;
@@ -85,15 +93,25 @@ static int names_one(const struct nlmsghdr *nlh, void *data)
 		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
 			snprintf(ln->names[ifi->ifi_index], IF_NAMESIZE, "%s",
 				 mnl_attr_get_str(attr));
-	return MNL_CB_OK;
+	return 0;
+}
+
+static int names_one(const struct nlmsghdr *nlh, void *data)
+{
+	return link_names_add(data, nlh) ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+void link_names_init(struct link_names *ln)
+{
+	ln->names = NULL;
+	ln->max = -1;
 }
 
 int link_names_load(struct rtnl *r, struct link_names *ln)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 
-	memset(ln, 0, sizeof(*ln));
-	ln->max = -1;
+	link_names_init(ln);
 	return rtnl_dump(r, link_req(buf, 0), names_one, ln);
 }
 

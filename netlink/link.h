@@ -6,19 +6,25 @@
 #include <net/if.h>
 #include <stdint.h>
 
+struct nlmsghdr;
 struct rtnl;
 
 /* The device's number of tx queues (IFLA_NUM_TX_QUEUES): 0 or -errno. */
 int link_num_tx_queues(struct rtnl *r, int ifindex, uint32_t *n);
+/* The same from one RTM_NEWLINK message: 0, or -ENOENT when it does not say. */
+int link_msg_num_tx_queues(const struct nlmsghdr *nlh, int ifindex, uint32_t *n);
 
 /* Every device's name by ifindex, from one dump. */
 struct link_names {
-	int max;			/* highest ifindex seen */
+	int max;		    /* highest ifindex seen */
 	char (*names)[IF_NAMESIZE]; /* indexed by ifindex; "" where none */
 };
 
 /* 0 or -errno; link_names_free after either. */
 int link_names_load(struct rtnl *r, struct link_names *ln);
+/* An empty table; link_names_add records the device of one RTM_NEWLINK message. */
+void link_names_init(struct link_names *ln);
+int link_names_add(struct link_names *ln, const struct nlmsghdr *nlh);
 /* The name of ifindex, or NULL when the dump did not list it. */
 const char *link_name(const struct link_names *ln, int ifindex);
 void link_names_free(struct link_names *ln);

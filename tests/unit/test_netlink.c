@@ -13,6 +13,7 @@
 #include "lib/common.h"
 #include "lib/json_print.h"
 #include "lib/qdisc_print.h"
+#include "netlink/link.h"
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"
 #include "capture.h"
@@ -210,6 +211,39 @@ static void test_print(void)
 						  "\"parent\":\"1:2\",\"options\":{}}]\n");
 }
 
+/* RTM_NEWLINK for ifindex idx named name (3 chars and NUL) with txq tx queues. */
+#define NEWLINK(idx, a, b, c, txq)                                               \
+	U32(48), U16(RTM_NEWLINK), U16(NLM_F_MULTI), U32(0),                     \
+		U32(0), /* ifinfomsg: family, pad, type, index, flags, change */ \
+		AF_UNSPEC, 0, U16(1), U32(idx), U32(0),                          \
+		U32(0), /* IFLA_IFNAME, then IFLA_NUM_TX_QUEUES */               \
+		U16(8), U16(IFLA_IFNAME), a, b, c, 0, U16(8), U16(IFLA_NUM_TX_QUEUES), U32(txq)
+
+static void test_link(void)
+{
+	static const unsigned char lo[] = { NEWLINK(1, 'l', 'o', 0, 1) };
+	static const unsigned char va[] = { NEWLINK(700, 'v', 'a', '0', 4) };
+	const struct nlmsghdr *nlh = (const void *)va;
+	struct link_names ln;
+	uint32_t n = 0;
+
+	CHECK_INT(link_msg_num_tx_queues(nlh, 700, &n), 0);
+	CHECK_U64(n, 4);
+	CHECK_INT(link_msg_num_tx_queues(nlh, 1, &n), -ENOENT);
+	link_names_init(&ln);
+	CHECK(!link_name(&ln, 1));
+	CHECK_INT(link_names_add(&ln, (const void *)lo), 0);
+	/* The table grows to a far higher index and keeps what it had. */
+	CHECK_INT(link_names_add(&ln, nlh), 0);
+	CHECK_STR(link_name(&ln, 1), "lo");
+	CHECK_STR(link_name(&ln, 700), "va0");
+	CHECK(!link_name(&ln, 2));
+	CHECK(!link_name(&ln, 100000));
+	CHECK(!link_name(&ln, -1));
+	link_names_free(&ln);
+	CHECK(!link_name(&ln, 1));
+}
+
 int main(void)
 {
 	test_build_new();
@@ -218,5 +252,6 @@ int main(void)
 	test_parse_bad();
 	test_reply_extack();
 	test_print();
+	test_link();
 	return test_summary("test_netlink");
 }
