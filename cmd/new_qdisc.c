@@ -28,10 +28,11 @@ int qd_check_kernel(const struct qd_kind *k)
 	int ok;
 
 	/*
-	 * A registration of k proves the kernel runs BPF qdiscs; parsing its
-	 * BTF to find out costs more than the rest of an add together.
+	 * A registration of k (any version: the first is enough to look at)
+	 * proves the kernel runs BPF qdiscs; parsing its BTF to find out costs
+	 * more than the rest of an add together.
 	 */
-	if (!qd_reg_open(k, &reg, false)) {
+	if (!qd_reg_open_id(k->id, &reg)) {
 		qd_reg_close(&reg);
 		return 0;
 	}
