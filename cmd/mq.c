@@ -102,15 +102,9 @@ static int new_mq(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_k
 		qd_err("mq: %s has one tx queue; mq needs a multiqueue device", s->dev);
 		return QD_EXIT_FAIL;
 	}
-	lock = qd_lock();
+	lock = qd_lock_and_open(k, &reg);
 	if (lock < 0)
 		return QD_EXIT_FAIL;
-	/* Whatever a killed run left goes before it could be mistaken for ours. */
-	qd_reg_sweep(NULL, NULL);
-	if (qd_reg_open(k, &reg, true)) {
-		qd_unlock(lock);
-		return QD_EXIT_FAIL;
-	}
 	ret = check_slots(&reg, s, netns, ntx, nlflags);
 	if (!ret)
 		ret = qd_send_qdisc(rt, RTM_NEWQDISC, nlflags, s, "mq");

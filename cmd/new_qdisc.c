@@ -89,6 +89,20 @@ int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags, const st
 	return QD_EXIT_OK;
 }
 
+int qd_lock_and_open(const struct qd_kind *k, struct qd_reg *reg)
+{
+	int lock = qd_lock();
+
+	if (lock < 0)
+		return -1;
+	qd_reg_sweep(NULL, NULL);
+	if (qd_reg_open(k, reg, true)) {
+		qd_unlock(lock);
+		return -1;
+	}
+	return lock;
+}
+
 int qd_new_instance(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_reg *reg,
 		    const struct qd_place *place, const void *cfg, unsigned int nlflags)
 {
@@ -128,15 +142,9 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 		qd_err("cannot identify the network namespace: %s", strerror(-err));
 		return QD_EXIT_FAIL;
 	}
-	lock = qd_lock();
+	lock = qd_lock_and_open(k, &reg);
 	if (lock < 0)
 		return QD_EXIT_FAIL;
-	/* Whatever a killed run left goes before it could be mistaken for ours. */
-	qd_reg_sweep(NULL, NULL);
-	if (qd_reg_open(k, &reg, true)) {
-		qd_unlock(lock);
-		return QD_EXIT_FAIL;
-	}
 	ret = qd_new_instance(rt, s, &reg, &place, cfg, nlflags);
 	qd_reg_close(&reg);
 	/*

@@ -14,6 +14,13 @@ int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags, const st
 		  const char *kind);
 
 /*
+ * Take qdiscctl's lock, clear what a killed run left (before it could be
+ * mistaken for ours), and open k's registration, registering it if need
+ * be. Returns the lock, or -1 with the reason said.
+ */
+int qd_lock_and_open(const struct qd_kind *k, struct qd_reg *reg);
+
+/*
  * One instance of reg's kind at s's place (lock held, reg open): its
  * options through the pending map, or rewritten in place by a replace of
  * an instance of the same kind. An exit code, errors said.

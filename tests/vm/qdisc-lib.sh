@@ -59,3 +59,41 @@ iperf_server() {
 # stats_of NS DEV: the qdisc's counters from qdiscctl and from tc, as one
 # compact JSON object each on two lines, with the same fields.
 stats_fields='.[0] | {kind, handle, root, refcnt, bytes, packets, drops, overlimits, requeues, backlog, qlen}'
+
+# napi_prepare: make va -> vb able to hold a backlog on demand (veth goes
+# through the peer's NAPI ring only without TSO, with GRO and threaded
+# NAPI on vb); sets $napi to vb's NAPI threads (one a receive queue), or
+# skips the case. Needs 2 CPUs.
+napi_prepare() {
+	[ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] || skip "needs 2 CPUs"
+	in_a ethtool -K va tso off gso off >/dev/null 2>&1
+	in_b ethtool -K vb gro on >/dev/null 2>&1 || skip "no GRO on veth"
+	in_b sh -c 'echo 1 >/sys/class/net/vb/threaded' || skip "no threaded NAPI"
+	napi=
+	for _p in /proc/[0-9]*; do
+		case $(cat "$_p/comm" 2>/dev/null) in napi/vb-*) napi="$napi ${_p#/proc/}" ;; esac
+	done
+	[ -n "$napi" ] || skip "no NAPI thread for vb"
+}
+
+# napi_starve: from now on vb's ring fills and va's qdisc holds what is
+# sent: vb's NAPI threads get CPU 1 and a real-time priority below a
+# spinner's there (a CFS thread would still get the fair server's share);
+# everything else, this shell and the senders included, stays on CPU 0.
+# napi_release ends it.
+napi_starve() {
+	must taskset -p -c 0 $$ >/dev/null
+	for _p in $napi; do
+		must taskset -p -c 1 "$_p" >/dev/null
+		must chrt -f -p 10 "$_p"
+	done
+	set_sysctl kernel.sched_rt_runtime_us -1
+	chrt -f 50 taskset -c 1 sh -c 'while :; do :; done' &
+	napi_hog=$!
+	sleep 0.2
+}
+napi_release() {
+	kill "$napi_hog"
+	wait "$napi_hog" 2>/dev/null
+	return 0
+}

@@ -5,20 +5,10 @@
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 need qdiscctl jq ethtool chrt taskset
-[ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] || skip "needs 2 CPUs"
 
 netns_pair --neigh
 quiet_ns a b
-# veth only goes through the peer's NAPI ring for packets without TSO.
-in_a ethtool -K va tso off gso off >/dev/null 2>&1
-in_b ethtool -K vb gro on >/dev/null 2>&1 || skip "no GRO on veth"
-in_b sh -c 'echo 1 >/sys/class/net/vb/threaded' || skip "no threaded NAPI"
-# One NAPI thread per receive queue (veth has one a CPU).
-napi=
-for p in /proc/[0-9]*; do
-	case $(cat "$p/comm" 2>/dev/null) in napi/vb-*) napi="$napi ${p#/proc/}" ;; esac
-done
-[ -n "$napi" ] || skip "no NAPI thread for vb"
+napi_prepare
 
 must qd add dev va root handle 1: fifo limit 1000
 must in_a ping -c 2 -i 0.2 -q "$IP_B"
@@ -29,18 +19,8 @@ assert_eq "$(jget "$st" '.[0].packets')" 2 "counters kept"
 must qd change dev va root fifo limit 1000
 assert_eq "$(jget "$(qd -j show dev va)" '.[0].options.limit')" 1000 "with the kind named"
 
-# Hold a backlog: vb's NAPI threads get CPU 1 and a real-time priority
-# below a spinner's there (a CFS thread would still get the fair server's
-# share); everything else, this shell and the sender included, stays on CPU 0.
-must taskset -p -c 0 $$ >/dev/null
-for p in $napi; do
-	must taskset -p -c 1 "$p" >/dev/null
-	must chrt -f -p 10 "$p"
-done
-set_sysctl kernel.sched_rt_runtime_us -1
-chrt -f 50 taskset -c 1 sh -c 'while :; do :; done' &
-hog=$!
-sleep 0.2
+# Hold a backlog.
+napi_starve
 # All 800 requests at once (-l), more than both veth rings (256 each) hold;
 # -S lets the socket hold them all. What vb receives is counted there, not
 # by ping, whose socket may overflow with 800 replies at once.
@@ -51,7 +31,7 @@ pinger=$!
 qlen() { jget "$(qd -s -j show dev va)" '.[0].qlen'; }
 backlog() { [ "$(qlen)" -ge 100 ]; }
 if ! wait_until 10 backlog; then
-	kill "$hog"
+	napi_release
 	fail "no backlog formed: $(qd -s -j show dev va)"
 fi
 before=$(qd -s -j show dev va)
@@ -59,8 +39,7 @@ before=$(qd -s -j show dev va)
 qd change dev va root limit 50
 rc=$?
 after=$(qd -s -j show dev va)
-kill "$hog"
-wait "$hog" 2>/dev/null
+napi_release
 [ "$rc" = 0 ] || fail "change under a backlog failed ($rc)"
 log "before $(jget "$before" "$stats_fields | tojson")"
 log "after  $(jget "$after" "$stats_fields | tojson")"

@@ -7,18 +7,10 @@
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 need qdiscctl jq ethtool chrt taskset udpflows udpsink iperf3
-[ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] || skip "needs 2 CPUs"
 
 netns_pair --neigh
 quiet_ns a b
-in_a ethtool -K va tso off gso off >/dev/null 2>&1
-in_b ethtool -K vb gro on >/dev/null 2>&1 || skip "no GRO on veth"
-in_b sh -c 'echo 1 >/sys/class/net/vb/threaded' || skip "no threaded NAPI"
-napi=
-for p in /proc/[0-9]*; do
-	case $(cat "$p/comm" 2>/dev/null) in napi/vb-*) napi="$napi ${p#/proc/}" ;; esac
-done
-[ -n "$napi" ] || skip "no NAPI thread for vb"
+napi_prepare
 big_sndbuf
 
 # send PRIO SPORT N: N datagrams of 200 bytes with SO_PRIORITY PRIO from SPORT,
@@ -96,15 +88,7 @@ assert_eq "$(jget "$(qd -j show dev va)" '.[0].options.limit')" 100 "limit shown
 in_b taskset -c 0 udpsink -p 9000 -i 3s -t 60s >/tmp/sink.out 2>&1 &
 sink=$!
 sleep 0.3
-must taskset -p -c 0 $$ >/dev/null
-for p in $napi; do
-	must taskset -p -c 1 "$p" >/dev/null
-	must chrt -f -p 10 "$p"
-done
-set_sysctl kernel.sched_rt_runtime_us -1
-chrt -f 50 taskset -c 1 sh -c 'while :; do :; done' &
-hog=$!
-sleep 0.2
+napi_starve
 # More bulk than veth's ring (256) and band 2's limit hold.
 send 1 5001 600
 send 14 5002 30
@@ -113,7 +97,7 @@ send 6 5004 50
 held=$(qd -s -j show dev va)
 log "held: $(totals "$held") bands $(jget "$held" '[.[0].bands[] | [.band, .qlen, .drops]] | tojson')"
 if [ "$(band "$held" 2 qlen)" != 100 ]; then
-	kill "$hog"
+	napi_release
 	fail "no backlog of 100 bulk packets formed in band 2: $held"
 fi
 assert_eq "$(band "$held" 0 qlen)" 50 "the urgent flow queued behind the bulk"
@@ -128,8 +112,7 @@ rq=$(($(jget "$held" '.[0].qlen') - $(jget "$held" '[.[0].bands[].qlen] | add'))
 qd change dev va root bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
 rc=$?
 changed=$(qd -s -j show dev va)
-kill "$hog"
-wait "$hog" 2>/dev/null
+napi_release
 [ "$rc" = 0 ] || fail "change under a backlog failed ($rc)"
 assert_eq "$(jget "$changed" '.[0].options.bands')" 3 "bands changed"
 assert_eq "$(jget "$changed" '.[0].bands | length')" 5 "removed bands listed while they hold packets"
