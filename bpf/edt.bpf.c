@@ -93,11 +93,6 @@ struct {
 	__type(value, struct edt_slot);
 } ring SEC(".maps");
 
-static __always_inline u32 class_size(u32 c)
-{
-	return c ? EDT_CGROUP_RING : EDT_RING;
-}
-
 static __always_inline struct edt_slot *edt_slot(u32 id, u32 c, u32 pos)
 {
 	u32 key = id * EDT_INST_SLOTS;
@@ -135,9 +130,11 @@ static __always_inline u32 edt_class_of(const struct sock *sk, const struct edt_
 	u64 any = 0, id;
 	int d, i;
 
+	if (!sk)
+		return 0;
 	for (i = 0; i < EDT_CGROUPS; i++)
 		any |= cfg->cgroups[i].id;
-	if (!any || !sk)
+	if (!any)
 		return 0;
 	cg = sk->sk_cgrp_data.cgroup;
 	for (d = 0; d < EDT_CGROUP_DEPTH && cg; d++) {
@@ -194,7 +191,8 @@ static __always_inline u64 edt_estimate(const struct edt_inst *in, const struct 
 	u64 t = in->t_next > now ? in->t_next : now, more = 0, r, n, d, from;
 	u32 c;
 
-	t += in->classes[0].backlog * NSEC_PER_SEC / rate;
+	if (in->classes[0].backlog)
+		t += in->classes[0].backlog * NSEC_PER_SEC / rate;
 	if (in->busy & ~1U) {
 		for (c = 1; c < EDT_CLASSES; c++) {
 			const struct edt_class *q = &in->classes[c];
@@ -237,7 +235,8 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		q->id = cfg->cgroups[c - 1].id;
 		q->bytes = q->packets = q->drops = 0;
 	}
-	if (sch->q.qlen >= cfg->limit || q->tail - q->head >= class_size(c)) {
+	/* The default class's ring holds the largest limit. */
+	if (sch->q.qlen >= cfg->limit || (c && q->tail - q->head >= EDT_CGROUP_RING)) {
 		in->stats.cap_drops++;
 		goto drop;
 	}
@@ -303,16 +302,18 @@ drop:
  * The class to send from now: a cgroup's class whose head is due, by its
  * stamp and its class's clock (the earliest such), else the default class
  * if its head is due, since a cgroup gets its rate while the link has room
- * for the sum of them. EDT_CLASSES, with *when the earliest time a head is
- * due, when none is.
+ * for the sum of them, and its head's slot in *head. EDT_CLASSES, with
+ * *when the earliest time a head is due, when none is.
  */
-static __always_inline u32 edt_pick(struct edt_inst *in, u32 id, u64 now, u64 *when)
+static __always_inline u32 edt_pick(struct edt_inst *in, u32 id, u64 now, u64 *when,
+				    struct edt_slot **head)
 {
 	u32 busy = in->busy, best = EDT_CLASSES, c;
 	u64 due = ~0ULL, t;
 	struct edt_slot *s;
 
 	*when = ~0ULL;
+	*head = NULL;
 	if (busy & ~1U) {
 		for (c = 1; c < EDT_CLASSES; c++) {
 			if (!(busy & (1U << c)))
@@ -328,6 +329,7 @@ static __always_inline u32 edt_pick(struct edt_inst *in, u32 id, u64 now, u64 *w
 			if (t <= now && t < due) {
 				due = t;
 				best = c;
+				*head = s;
 			}
 		}
 		if (best < EDT_CLASSES)
@@ -337,8 +339,10 @@ static __always_inline u32 edt_pick(struct edt_inst *in, u32 id, u64 now, u64 *w
 		s = edt_slot(id, 0, in->classes[0].head);
 		if (s) {
 			t = s->time_to_send;
-			if (t <= now)
+			if (t <= now) {
+				*head = s;
 				return 0;
+			}
 			if (t < *when)
 				*when = t;
 		}
@@ -389,16 +393,13 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 		bpf_qdisc_watchdog_schedule(sch, in->t_next, cfg->timer_slack);
 		return NULL;
 	}
-	c = edt_pick(in, id, now, &when);
-	if (c >= EDT_CLASSES) {
+	c = edt_pick(in, id, now, &when, &s);
+	if (c >= EDT_CLASSES || !s) {
 		if (when != ~0ULL)
 			bpf_qdisc_watchdog_schedule(sch, when, cfg->timer_slack);
 		return NULL;
 	}
 	q = &in->classes[c];
-	s = edt_slot(id, c, q->head);
-	if (!s)
-		return NULL;
 	skb = bpf_kptr_xchg(&s->skb, NULL);
 	q->head++;
 	if (q->head == q->tail)
@@ -409,8 +410,11 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	sch->q.qlen--;
 	sch->qstats.backlog -= len;
 	q->backlog -= len;
-	q->bytes += len;
-	q->packets++;
+	/* Only the cgroups' counters are shown. */
+	if (c) {
+		q->bytes += len;
+		q->packets++;
+	}
 
 	/* After idle time a clock may lag by `burst`: that much leaves at once. */
 	in->t_next = clock_after(in->t_next, now, len, cfg->rate ?: ~0ULL, cfg->burst);
@@ -513,6 +517,29 @@ void BPF_PROG(edt_destroy, struct Qdisc *sch)
  * root edt instance will send later than ce_threshold from now. The instance is the one whose slot
  * the root qdisc's limit names, if it sits there.
  */
+/*
+ * Whether the packet may be ECN-capable and not yet marked (ECT(0) or
+ * ECT(1)); read directly behind an Ethernet header, else assumed.
+ */
+#define ETH_HLEN 14
+static __always_inline bool maybe_ect(struct __sk_buff *ctx, const struct sk_buff *skb)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	u8 *ip = data + ETH_HLEN, ecn;
+
+	if (skb->network_header - skb->mac_header != ETH_HLEN)
+		return true;
+	if ((void *)(ip + 2) > end)
+		return false;
+	if (ctx->protocol == bpf_htons(ETH_P_IP))
+		ecn = ip[1] & 3;
+	else if (ctx->protocol == bpf_htons(ETH_P_IPV6))
+		ecn = (ip[1] >> 4) & 3;
+	else
+		return false;
+	return ecn == 1 || ecn == 2;
+}
+
 SEC("tc")
 int edt_ce_mark(struct __sk_buff *ctx)
 {
@@ -525,7 +552,8 @@ int edt_ce_mark(struct __sk_buff *ctx)
 	bool tcp;
 	u32 id, c;
 
-	if (!q)
+	/* Most packets cannot be marked: they cost this test only. */
+	if (!q || !maybe_ect(ctx, skb))
 		return TC_ACT_OK;
 	id = q->limit - 1;
 	in = bpf_map_lookup_elem(&insts, &id);

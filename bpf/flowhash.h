@@ -27,7 +27,8 @@
 #define FH_IP_OFFSET  0x1fff
 #define FH_ICMPV6     58
 
-extern int bpf_dynptr_from_skb(struct __sk_buff *s, u64 flags, struct bpf_dynptr *ptr__uninit) __ksym;
+extern int bpf_dynptr_from_skb(struct __sk_buff *s, u64 flags,
+			       struct bpf_dynptr *ptr__uninit) __ksym;
 extern void *bpf_dynptr_slice(const struct bpf_dynptr *p, u64 offset, void *buffer__opt,
 			      u64 buffer__szk) __ksym;
 
@@ -120,7 +121,8 @@ static __always_inline u32 flow_hash(struct sk_buff *skb, const u64 *k)
 			struct ipv6hdr ip6;
 			u32 ports;
 		} buf, *p = bpf_dynptr_slice(&d, nh, &buf, sizeof(buf));
-		struct ipv6hdr ibuf, *ip6 = p ? &p->ip6 : bpf_dynptr_slice(&d, nh, &ibuf, sizeof(ibuf));
+		struct ipv6hdr ibuf,
+			*ip6 = p ? &p->ip6 : bpf_dynptr_slice(&d, nh, &ibuf, sizeof(ibuf));
 
 		if (!ip6 || ip6->version != 6 || (l4 = fh_l4(ip6->nexthdr)) < 0)
 			return bpf_skb_get_hash(skb);

@@ -25,13 +25,13 @@ _Static_assert(sizeof(((struct fq_inst *)0)->hash_key) == (FH_WORDS + 1) * sizeo
 
 char _license[] SEC("license") = "GPL";
 
-#define NSEC_PER_SEC   1000000000ULL
-#define FQ_GC_AGE      (3 * NSEC_PER_SEC) /* sch_fq: 3 * HZ */
-#define FQ_GC_MAX      8		  /* flows collected on one chain walk */
-#define FQ_HEAP_DEPTH  13		  /* > log2(FQ_FLOWS) */
-#define FQ_DEQ_ROUNDS  256		  /* list steps one dequeue may take */
+#define NSEC_PER_SEC	1000000000ULL
+#define FQ_GC_AGE	(3 * NSEC_PER_SEC) /* sch_fq: 3 * HZ */
+#define FQ_GC_MAX	8		   /* flows collected on one chain walk */
+#define FQ_HEAP_DEPTH	13		   /* > log2(FQ_FLOWS) */
+#define FQ_DEQ_ROUNDS	256		   /* list steps one dequeue may take */
 #define TC_PRIO_CONTROL 7
-#define TC_PRIO_MAX    15
+#define TC_PRIO_MAX	15
 
 struct fq_pkt {
 	struct sk_buff __kptr *skb;
@@ -944,8 +944,8 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		slot = pkt_at(&c, f->head);
 		if (!slot)
 			break;
-		due = slot->time_to_send > f->time_next_packet ? slot->time_to_send :
-								 f->time_next_packet;
+		due = slot->time_to_send > f->time_next_packet ? slot->time_to_send
+							       : f->time_next_packet;
 		if (now < due) {
 			list_pop_head(head, tail, f);
 			f->time_next_packet = due;
@@ -1038,7 +1038,8 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	/* sch's address as a number: its gso_skb list is empty, so points at itself. */
 	if (bpf_probe_read_kernel(&sch_addr, sizeof(sch_addr), &sch->gso_skb.next))
 		return -EINVAL;
-	slot = qd_init_instance(sch, &insts, &cfgs, &pending, FQ_MAX_INSTANCES, sizeof(struct fq_cfg));
+	slot = qd_init_instance(sch, &insts, &cfgs, &pending, FQ_MAX_INSTANCES,
+				sizeof(struct fq_cfg));
 	if (slot < 0)
 		return slot;
 	c.id = slot;

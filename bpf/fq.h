@@ -32,19 +32,19 @@ enum fq_flow_state {
 };
 
 struct fq_cfg {
-	__u32 limit;	       /* packets, whole qdisc */
-	__u32 flow_limit;      /* packets, per flow */
-	__u32 quantum;	       /* bytes; 0: 2 x the device's MTU, resolved in .init */
-	__u32 initial_quantum; /* bytes; 0: 10 x the device's MTU */
-	__u64 maxrate;	       /* bytes/s per flow; ~0: unlimited */
+	__u32 limit;		  /* packets, whole qdisc */
+	__u32 flow_limit;	  /* packets, per flow */
+	__u32 quantum;		  /* bytes; 0: 2 x the device's MTU, resolved in .init */
+	__u32 initial_quantum;	  /* bytes; 0: 10 x the device's MTU */
+	__u64 maxrate;		  /* bytes/s per flow; ~0: unlimited */
 	__u64 low_rate_threshold; /* bytes/s */
-	__u64 horizon;	       /* ns */
-	__u64 timer_slack;     /* ns */
-	__u64 refill_delay;    /* ns */
-	__u32 buckets;	       /* hash buckets, a power of two */
+	__u64 horizon;		  /* ns */
+	__u64 timer_slack;	  /* ns */
+	__u64 refill_delay;	  /* ns */
+	__u32 buckets;		  /* hash buckets, a power of two */
 	__u32 orphan_mask;
-	__u32 horizon_drop;    /* 1: drop beyond the horizon, 0: cap */
-	__u32 pacing;	       /* 1: pace flows at min(maxrate, socket pacing rate) */
+	__u32 horizon_drop; /* 1: drop beyond the horizon, 0: cap */
+	__u32 pacing;	    /* 1: pace flows at min(maxrate, socket pacing rate) */
 };
 
 /* sch_fq's tc_fq_qd_stats, the counters a BPF qdisc can keep, and ours. */
@@ -70,8 +70,8 @@ struct fq_inst {
 	struct fq_stats stats;
 	__u64 time_next_delayed_flow; /* CLOCK_MONOTONIC ns of the heap's top; 0: none */
 	/* Runtime state, private to the program. */
-	__u64 hash_key[12];	    /* of the flow hash of packets without a socket */
-	__u64 sch_addr;		    /* the Qdisc's address, for socket keys */
+	__u64 hash_key[12]; /* of the flow hash of packets without a socket */
+	__u64 sch_addr;	    /* the Qdisc's address, for socket keys */
 	__u32 new_head, new_tail;
 	__u32 old_head, old_tail;
 	__u32 free_flow, next_flow; /* free chain, then never-used slots */
