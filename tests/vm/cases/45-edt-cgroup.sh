@@ -30,7 +30,7 @@ send() {
 }
 stop_senders() {
 	kill $(cat /tmp/senders)
-	wait
+	wait $(cat /tmp/senders)
 	for _p in 9001 9002 9003; do
 		sink_stop $_p
 	done
