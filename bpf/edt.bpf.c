@@ -137,7 +137,10 @@ static __always_inline u32 edt_class_of(const struct sock *sk, const struct edt_
 	if (!any)
 		return 0;
 	cg = sk->sk_cgrp_data.cgroup;
-	for (d = 0; d < EDT_CGROUP_DEPTH && cg; d++) {
+	/* Open-coded iterators, not bounded loops: the verifier sees each body once. */
+	bpf_for(d, 0, EDT_CGROUP_DEPTH) {
+		if (!cg)
+			break;
 		id = cg->kn->id;
 		for (i = 0; i < EDT_CGROUPS; i++)
 			if (cfg->cgroups[i].id == id)
@@ -189,12 +192,12 @@ static __always_inline u64 edt_estimate(const struct edt_inst *in, const struct 
 					u64 now, u64 ready, u64 rate)
 {
 	u64 t = in->t_next > now ? in->t_next : now, more = 0, r, n, d, from;
-	u32 c;
+	int c;
 
 	if (in->classes[0].backlog)
 		t += in->classes[0].backlog * NSEC_PER_SEC / rate;
 	if (in->busy & ~1U) {
-		for (c = 1; c < EDT_CLASSES; c++) {
+		bpf_for(c, 1, EDT_CLASSES) {
 			const struct edt_class *q = &in->classes[c];
 
 			if (!q->backlog)
@@ -308,14 +311,15 @@ drop:
 static __always_inline u32 edt_pick(struct edt_inst *in, u32 id, u64 now, u64 *when,
 				    struct edt_slot **head)
 {
-	u32 busy = in->busy, best = EDT_CLASSES, c;
+	u32 busy = in->busy, best = EDT_CLASSES;
 	u64 due = ~0ULL, t;
+	int c;
 	struct edt_slot *s;
 
 	*when = ~0ULL;
 	*head = NULL;
 	if (busy & ~1U) {
-		for (c = 1; c < EDT_CLASSES; c++) {
+		bpf_for(c, 1, EDT_CLASSES) {
 			if (!(busy & (1U << c)))
 				continue;
 			s = edt_slot(id, c, in->classes[c].head);
@@ -434,10 +438,9 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 
 static __always_inline void edt_drain(struct edt_inst *in, u32 id)
 {
-	u32 c;
-	int i;
+	int c, i;
 
-	for (c = 0; c < EDT_CLASSES; c++) {
+	bpf_for(c, 0, EDT_CLASSES) {
 		struct edt_class *q = &in->classes[c];
 
 		bpf_for(i, 0, EDT_RING) {

@@ -12,7 +12,7 @@
 #   VMTEST_PKTS       pktgen packets per run (50000)
 #   VMTEST_TCP_S      iperf3 seconds per run (1: shorter runs, or a rate
 #                     over a window of a run, vary by 1-3 %)
-#   VMTEST_RR_MS      request/response ms per run (150)
+#   VMTEST_RR_MS      request/response ms per run (300)
 #   VMTEST_SECTIONS   comma list: pktgen,tcp,rr,shaped,anatomy,add,show (all)
 #   VMTEST_KINDS      comma list of the qdiscs measured (all), e.g. sch_fq,fq
 #   VMTEST_EDT_OPTS   edt's options for the cost runs ("rate 100gbit")
@@ -22,7 +22,7 @@
 REPS=${VMTEST_REPS:-3}
 PKTS=${VMTEST_PKTS:-50000}
 TCP_S=${VMTEST_TCP_S:-1}
-RR_MS=${VMTEST_RR_MS:-150}
+RR_MS=${VMTEST_RR_MS:-300}
 SECTIONS=,${VMTEST_SECTIONS:-pktgen,tcp,rr,shaped,anatomy,add,show},
 # Shapers are measured for their cost at a rate nothing here reaches, and
 # for their accuracy at SHAPED_RATE.
@@ -305,20 +305,38 @@ tm() { # CMD...: guest ms the command took (it must succeed)
 	[ "$2" = 0 ] || fail "timed command failed ($2)"
 	awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e6 }'
 }
+# The commands of a few ms vary by a few % from run to run (a process's
+# start-up is not the same number of instructions twice): each repetition
+# records the mean of ADD_N of them.
+ADD_N=5
+mean() { awk '{ s += $1 } END { printf "%.3f", s / NR }'; }
 if section add; then
 	t0=$(now)
 	ip link add add0 type dummy
 	for rep in $(seq "$REPS"); do
-		bench add ms tc-pfifo "$rep" "$(tm tc qdisc add dev add0 root pfifo)"
-		tc qdisc del dev add0 root
-		bench add ms qdiscctl-pfifo "$rep" "$(tm qdiscctl add dev add0 root pfifo)"
-		tc qdisc del dev add0 root
+		bench add ms tc-pfifo "$rep" "$(for i in $(seq $ADD_N); do
+			tm tc qdisc add dev add0 root pfifo; echo; tc qdisc del dev add0 root; done | mean)"
+		bench add ms qdiscctl-pfifo "$rep" "$(for i in $(seq $ADD_N); do
+			tm qdiscctl add dev add0 root pfifo; echo; tc qdisc del dev add0 root; done | mean)"
 		for k in $bpf_kinds; do
 			unkeep "$k"
-			bench add ms "$k" "$rep" "$(tm qdiscctl add dev va root "$k" $(kind_opts "$k"))"
-			bench add ms "$k-2nd" "$rep" "$(tm qdiscctl add dev add0 root "$k" $(kind_opts "$k"))"
-			bench add ms "del-$k-2nd" "$rep" "$(tm qdiscctl del dev add0 root)"
-			bench add ms "del-$k-last" "$rep" "$(tm qdiscctl del dev va root)"
+			: >/tmp/add.2nd
+			: >/tmp/del.2nd
+			: >/tmp/del.last
+			for i in $(seq $ADD_N); do
+				# The first add registers the kind; time it once a repetition.
+				if [ "$i" = 1 ]; then
+					bench add ms "$k" "$rep" "$(tm qdiscctl add dev va root "$k" $(kind_opts "$k"))"
+				else
+					must qdiscctl add dev va root "$k" $(kind_opts "$k")
+				fi
+				{ tm qdiscctl add dev add0 root "$k" $(kind_opts "$k"); echo; } >>/tmp/add.2nd
+				{ tm qdiscctl del dev add0 root; echo; } >>/tmp/del.2nd
+				{ tm qdiscctl del dev va root; echo; } >>/tmp/del.last
+			done
+			bench add ms "$k-2nd" "$rep" "$(mean </tmp/add.2nd)"
+			bench add ms "del-$k-2nd" "$rep" "$(mean </tmp/del.2nd)"
+			bench add ms "del-$k-last" "$rep" "$(mean </tmp/del.last)"
 			keep "$k"
 		done
 	done
