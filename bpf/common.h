@@ -34,6 +34,33 @@ static __always_inline u32 qdisc_pkt_len(const struct sk_buff *skb)
 	return ((const struct qdisc_skb_cb *)skb->cb)->pkt_len;
 }
 
+/*
+ * The maps every kind has: "insts" (a slot's state, starting with struct
+ * qd_inst_hdr), "cfgs" (a slot's options, apart from the hot state so that
+ * qdiscctl can rewrite them whole) and "pending" (options qdiscctl leaves
+ * for an instance about to be made, keyed by its place, plus the kind's
+ * defaults). qdiscctl opens and pins them by these names.
+ */
+#define QD_INSTANCE_MAPS(inst_type, cfg_type, max) \
+	struct {                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);  \
+		__uint(max_entries, max);          \
+		__type(key, u32);                  \
+		__type(value, inst_type);          \
+	} insts SEC(".maps");                      \
+	struct {                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);  \
+		__uint(max_entries, max);          \
+		__type(key, u32);                  \
+		__type(value, cfg_type);           \
+	} cfgs SEC(".maps");                       \
+	struct {                                   \
+		__uint(type, BPF_MAP_TYPE_HASH);   \
+		__uint(max_entries, (max) + 1);    \
+		__type(key, struct qd_place);      \
+		__type(value, cfg_type);           \
+	} pending SEC(".maps")
+
 /* Where sch sits. Never read .init's opt: it is NULL for default qdiscs and
  * the verifier does not guard the load (the kernel oopses).
  */

@@ -64,26 +64,7 @@ struct edt_slot {
 	__u64 time_to_send;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, EDT_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, struct edt_inst);
-} insts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, EDT_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, struct edt_cfg);
-} cfgs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, EDT_MAX_INSTANCES + 1);
-	__type(key, struct qd_place);
-	__type(value, struct edt_cfg);
-} pending SEC(".maps");
+QD_INSTANCE_MAPS(struct edt_inst, struct edt_cfg, EDT_MAX_INSTANCES);
 
 /* Per instance: the default class's ring, then each cgroup class's. */
 struct {

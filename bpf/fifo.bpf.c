@@ -48,27 +48,7 @@ struct fifo_slot {
 	struct sk_buff __kptr *skb;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, QD_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, struct fifo_inst);
-} insts SEC(".maps");
-
-/* Options live apart from the hot state so qdiscctl can rewrite them whole. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, QD_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, struct fifo_cfg);
-} cfgs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, QD_MAX_INSTANCES + 1);
-	__type(key, struct qd_place);
-	__type(value, struct fifo_cfg);
-} pending SEC(".maps");
+QD_INSTANCE_MAPS(struct fifo_inst, struct fifo_cfg, QD_MAX_INSTANCES);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

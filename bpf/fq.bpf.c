@@ -52,26 +52,7 @@ struct fq_idle_ent {
 	__u32 pad;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FQ_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, struct fq_inst);
-} insts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FQ_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, struct fq_cfg);
-} cfgs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FQ_MAX_INSTANCES + 1);
-	__type(key, struct qd_place);
-	__type(value, struct fq_cfg);
-} pending SEC(".maps");
+QD_INSTANCE_MAPS(struct fq_inst, struct fq_cfg, FQ_MAX_INSTANCES);
 
 #define FQ_ALL_FLOWS   (FQ_MAX_INSTANCES * FQ_FLOWS)
 #define FQ_ALL_PKTS    (FQ_MAX_INSTANCES * FQ_PKTS)

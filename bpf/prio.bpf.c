@@ -29,27 +29,7 @@ struct prio_slot {
 	struct sk_buff __kptr *skb;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PRIO_INSTANCES);
-	__type(key, u32);
-	__type(value, struct prio_inst);
-} insts SEC(".maps");
-
-/* Options live apart from the hot state so qdiscctl can rewrite them whole. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PRIO_INSTANCES);
-	__type(key, u32);
-	__type(value, struct prio_cfg);
-} cfgs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PRIO_INSTANCES + 1);
-	__type(key, struct qd_place);
-	__type(value, struct prio_cfg);
-} pending SEC(".maps");
+QD_INSTANCE_MAPS(struct prio_inst, struct prio_cfg, PRIO_INSTANCES);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
