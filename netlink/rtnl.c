@@ -70,12 +70,15 @@ static void extack_msg(const struct nlmsghdr *nlh, char *errmsg, size_t errlen)
 /*
  * mnl_nlmsg_ok() compares the length as an int, so a nlmsg_len of
  * 0xffffffff passes and, aligned to 0, makes mnl_nlmsg_next() step in
- * place forever (found by tests/fuzz/fuzz_netlink).
+ * place forever (found by tests/fuzz/fuzz_netlink). Attribute walks run
+ * to the aligned end of a message, so that must lie in the buffer too
+ * (the kernel pads every message; fuzz_netlink found one that was not).
  */
 static bool nlmsg_ok(const struct nlmsghdr *nlh, int len)
 {
 	return len >= (int)sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
-	       nlh->nlmsg_len <= (unsigned int)len;
+	       nlh->nlmsg_len <= (unsigned int)len &&
+	       NLMSG_ALIGN(nlh->nlmsg_len) <= (unsigned int)len;
 }
 
 int rtnl_parse_reply(const void *buf, size_t len, uint32_t seq, mnl_cb_t cb, void *data,

@@ -171,6 +171,19 @@ static void test_reply_extack(void)
 		CHECK_INT(rtnl_parse_reply(bad, sizeof(bad), 42, count_cb, &n, msg, sizeof(msg)), 1);
 		CHECK_INT(n, 1);
 	}
+	/*
+	 * A message whose unpadded end is the buffer's: its attributes would
+	 * be read up to the padded end, past the buffer (fuzz_netlink).
+	 */
+	{
+		unsigned char cut[sizeof(reply) - 3];
+
+		memcpy(cut, reply, sizeof(cut));
+		((struct nlmsghdr *)cut)->nlmsg_len = sizeof(cut);
+		n = 0;
+		CHECK_INT(rtnl_parse_reply(cut, sizeof(cut), 42, count_cb, &n, msg, sizeof(msg)), 1);
+		CHECK_INT(n, 0);
+	}
 }
 
 // clang-format on
