@@ -199,7 +199,7 @@ static const struct qd_opt *find_keyword(const struct qd_kind *k, const char *wo
 	return NULL;
 }
 
-static const struct qd_opt *find_named(const struct qd_kind *k, const char *word)
+const struct qd_opt *qd_kind_named(const struct qd_kind *k, const char *word)
 {
 	for (const struct qd_opt *o = k->opts; o->name; o++)
 		if (!qd_opt_is_keyword(o) && !strcmp(o->name, word))
@@ -207,7 +207,7 @@ static const struct qd_opt *find_named(const struct qd_kind *k, const char *word
 	return NULL;
 }
 
-static const struct qd_opt *find_unset(const struct qd_kind *k, const char *word)
+const struct qd_opt *qd_kind_unset(const struct qd_kind *k, const char *word)
 {
 	for (const struct qd_opt *o = k->opts; o->name; o++)
 		if (o->unset && !strcmp(o->unset, word))
@@ -219,7 +219,7 @@ bool qd_kind_knows(const struct qd_kind *k, const char *word)
 {
 	uint64_t idx;
 
-	return find_named(k, word) || find_unset(k, word) || find_keyword(k, word, &idx);
+	return qd_kind_named(k, word) || qd_kind_unset(k, word) || find_keyword(k, word, &idx);
 }
 
 static int parse_value(enum qd_opt_type type, const struct qd_opt *o, const char *s, uint64_t *v)
@@ -463,13 +463,13 @@ int qd_kind_parse_words(const struct qd_kind *k, int argc, char **argv, void *cf
 			qd_opt_set(o, cfg, v);
 			continue;
 		}
-		o = find_unset(k, argv[i]);
+		o = qd_kind_unset(k, argv[i]);
 		if (o) {
 			if (!qd_need_arg(argc, argv, i) || parse_cgroup_unset(k, o, argv[++i], cfg))
 				return -EINVAL;
 			continue;
 		}
-		o = find_named(k, argv[i]);
+		o = qd_kind_named(k, argv[i]);
 		if (!o) {
 			qd_err("%s: unknown option \"%s\" (see 'qdiscctl help %s')", k->name,
 			       argv[i], k->name);
@@ -509,9 +509,9 @@ int qd_kind_check_required(const struct qd_kind *k, int argc, char **argv)
 
 			if (!strcmp(argv[i], o->name))
 				break;
-			if ((n = find_named(k, argv[i])))
+			if ((n = qd_kind_named(k, argv[i])))
 				i += qd_opt_nvalues(n);
-			else if ((n = find_unset(k, argv[i])))
+			else if ((n = qd_kind_unset(k, argv[i])))
 				i++;
 		}
 		if (i >= argc) {

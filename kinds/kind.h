@@ -237,6 +237,10 @@ int qd_kind_parse_words(const struct qd_kind *k, int argc, char **argv, void *cf
 int qd_kind_change(const struct qd_kind *k, const void *cur, int argc, char **argv, void *cfg);
 /* argv, already parsed, names every QD_OPT_REQUIRED option; else says which not. */
 int qd_kind_check_required(const struct qd_kind *k, int argc, char **argv);
+/* The option named word (not a keyword one), or NULL. */
+const struct qd_opt *qd_kind_named(const struct qd_kind *k, const char *word);
+/* The option whose removing word (.unset) is word, or NULL. */
+const struct qd_opt *qd_kind_unset(const struct qd_kind *k, const char *word);
 /* Is word one of k's option names or keywords? */
 bool qd_kind_knows(const struct qd_kind *k, const char *word);
 /* Print the options in cfg: text like tc, JSON integers in the stored unit (or / json_div). */

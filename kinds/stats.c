@@ -68,14 +68,6 @@ void qd_kind_print_stats(const struct qd_kind *k, const void *inst, size_t size,
 	}
 }
 
-static const struct qd_opt *find_opt(const struct qd_kind *k, const char *name)
-{
-	for (const struct qd_opt *o = k->opts; o->name; o++)
-		if (!strcmp(o->name, name))
-			return o;
-	return NULL;
-}
-
 void qd_kind_print_rows(const struct qd_kind *k, const void *cfg, const void *inst, size_t size)
 {
 	const struct qd_stat_rows *r = k->rows;
@@ -83,7 +75,7 @@ void qd_kind_print_rows(const struct qd_kind *k, const void *cfg, const void *in
 	const struct qd_opt *o;
 	char path[4096];
 
-	if (!r || !(o = find_opt(k, r->opt)) || o->type != QD_OPT_CGROUPS)
+	if (!r || !(o = qd_kind_named(k, r->opt)) || o->type != QD_OPT_CGROUPS)
 		return;
 	e = (const struct qd_cgroup_val *)((const char *)cfg + o->off);
 	open_json_array(PRINT_JSON, r->name);

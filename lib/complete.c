@@ -22,22 +22,6 @@ void qd_complete_kind_words(const struct qd_kind *k, FILE *f)
 	}
 }
 
-static const struct qd_opt *named(const struct qd_kind *k, const char *word)
-{
-	for (const struct qd_opt *o = k->opts; o->name; o++)
-		if (!qd_opt_is_keyword(o) && !strcmp(o->name, word))
-			return o;
-	return NULL;
-}
-
-static const struct qd_opt *unset_word(const struct qd_kind *k, const char *word)
-{
-	for (const struct qd_opt *o = k->opts; o->name; o++)
-		if (o->unset && !strcmp(o->unset, word))
-			return o;
-	return NULL;
-}
-
 int qd_complete_kind_values(const struct qd_kind *k, int argc, char **argv, FILE *f)
 {
 	const struct qd_opt *o = NULL;
@@ -45,9 +29,9 @@ int qd_complete_kind_values(const struct qd_kind *k, int argc, char **argv, FILE
 
 	/* Which option's values the next word is, if any: a list takes several. */
 	for (int i = 0; i < argc; i++) {
-		const struct qd_opt *n = named(k, argv[i]);
+		const struct qd_opt *n = qd_kind_named(k, argv[i]);
 
-		if (!n && unset_word(k, argv[i])) {
+		if (!n && qd_kind_unset(k, argv[i])) {
 			/* "nocgroup PATH" */
 			if (i + 1 >= argc) {
 				qd_cgroup_list(f);
