@@ -21,7 +21,9 @@ sample() {
 	done <"/proc/$1/net/dev"
 	# Wide counters run into the name ("va:123456789"): split after the colon.
 	set -- ${_line#va:}
-	echo "$(( ${_up%.*} * 100 + ${_up#*.} )) $9"
+	# "07" would be octal, "08" an error: drop the leading zero.
+	_f=${_up#*.}
+	echo "$(( ${_up%.*} * 100 + ${_f#0} )) $9"
 }
 
 # The rate, from the least-squares slope of va's qdisc byte counter over 5 s
