@@ -10,8 +10,8 @@
 # Settings (kernel command line vmtest.KEY=VAL, see bench/run):
 #   VMTEST_REPS       repetitions (3)
 #   VMTEST_PKTS       pktgen packets per run (50000)
-#   VMTEST_TCP_S      iperf3 seconds per run (1: shorter runs, or a rate
-#                     over a window of a run, vary by 1-3 %)
+#   VMTEST_TCP_S      iperf3 seconds per run (2: a 1 s run's rate varies by
+#                     about 1 % from run to run)
 #   VMTEST_RR_MS      request/response ms per run (300)
 #   VMTEST_SECTIONS   comma list: pktgen,tcp,rr,shaped,anatomy,add,show (all)
 #   VMTEST_KINDS      comma list of the qdiscs measured (all), e.g. sch_fq,fq
@@ -21,7 +21,7 @@
 
 REPS=${VMTEST_REPS:-3}
 PKTS=${VMTEST_PKTS:-50000}
-TCP_S=${VMTEST_TCP_S:-1}
+TCP_S=${VMTEST_TCP_S:-2}
 RR_MS=${VMTEST_RR_MS:-300}
 SECTIONS=,${VMTEST_SECTIONS:-pktgen,tcp,rr,shaped,anatomy,add,show},
 # Shapers are measured for their cost at a rate nothing here reaches, and
@@ -55,6 +55,16 @@ ms_since() { echo $((($(now) - $1) / 100000)) | sed 's/\(.\)$/.\1/'; }
 bpf_kinds=" $(qdiscctl kinds | awk '/^[a-z]/ { printf "%s ", $1 }')"
 has_kind() { case $bpf_kinds in *" $1 "*) return 0 ;; esac; return 1; }
 note "run ${VMTEST_BENCHID:-}"
+
+# Two things would make guest time differ between boots, icount or not:
+# a process's start-up depends on where ASLR puts it (qdiscctl's 1.2 ms
+# add took 1.16 or 1.24 ms by the layout), and the work a command leaves
+# behind (RCU callbacks and workqueues freeing a deleted qdisc's programs
+# and maps, ~15 ms after a BPF kind's last instance goes) runs on the one
+# CPU inside whatever is timed next. So: no ASLR, and settle before each
+# measurement (an idle guest costs no host time under sleep=off).
+echo 0 >/proc/sys/kernel/randomize_va_space
+settle() { sleep 0.5; }
 note "bpf kinds:$bpf_kinds"
 
 # --- topology: va (this namespace, pktgen and clients) -> vb (netns b) ---
@@ -122,6 +132,7 @@ qset() {
 		;;
 	*) must qdiscctl add dev va root "$_k" "$@" ;;
 	esac
+	settle
 }
 
 sent_pkts() { tc -s qdisc show dev va | sed -n 's/^ Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n 1; }
@@ -300,43 +311,41 @@ if section anatomy && [ -f /tests/files/tramp.bpf.o ]; then
 fi
 
 # --- qdiscctl's own cost: add = load + verify + register + attach ---
-tm() { # CMD...: guest ms the command took (it must succeed)
+tm() { # CMD...: guest ms the command took (it must succeed), after settling
+	settle
 	set -- $(benchtool time "$@")
 	[ "$2" = 0 ] || fail "timed command failed ($2)"
 	awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e6 }'
 }
-# The commands of a few ms vary by a few % from run to run (a process's
-# start-up is not the same number of instructions twice): each repetition
-# records the mean of ADD_N of them.
+# Each repetition records the median of ADD_N runs of each command: even
+# settled and without ASLR, about one run in ten takes a few ms longer.
 ADD_N=5
-mean() { awk '{ s += $1 } END { printf "%.3f", s / NR }'; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 if section add; then
 	t0=$(now)
 	ip link add add0 type dummy
 	for rep in $(seq "$REPS"); do
 		bench add ms tc-pfifo "$rep" "$(for i in $(seq $ADD_N); do
-			tm tc qdisc add dev add0 root pfifo; echo; tc qdisc del dev add0 root; done | mean)"
+			tm tc qdisc add dev add0 root pfifo; echo; tc qdisc del dev add0 root; done | median)"
 		bench add ms qdiscctl-pfifo "$rep" "$(for i in $(seq $ADD_N); do
-			tm qdiscctl add dev add0 root pfifo; echo; tc qdisc del dev add0 root; done | mean)"
+			tm qdiscctl add dev add0 root pfifo; echo; tc qdisc del dev add0 root; done | median)"
 		for k in $bpf_kinds; do
 			unkeep "$k"
+			: >/tmp/add.1st
 			: >/tmp/add.2nd
 			: >/tmp/del.2nd
 			: >/tmp/del.last
+			# The first add registers the kind, the last del unregisters it.
 			for i in $(seq $ADD_N); do
-				# The first add registers the kind; time it once a repetition.
-				if [ "$i" = 1 ]; then
-					bench add ms "$k" "$rep" "$(tm qdiscctl add dev va root "$k" $(kind_opts "$k"))"
-				else
-					must qdiscctl add dev va root "$k" $(kind_opts "$k")
-				fi
+				{ tm qdiscctl add dev va root "$k" $(kind_opts "$k"); echo; } >>/tmp/add.1st
 				{ tm qdiscctl add dev add0 root "$k" $(kind_opts "$k"); echo; } >>/tmp/add.2nd
 				{ tm qdiscctl del dev add0 root; echo; } >>/tmp/del.2nd
 				{ tm qdiscctl del dev va root; echo; } >>/tmp/del.last
 			done
-			bench add ms "$k-2nd" "$rep" "$(mean </tmp/add.2nd)"
-			bench add ms "del-$k-2nd" "$rep" "$(mean </tmp/del.2nd)"
-			bench add ms "del-$k-last" "$rep" "$(mean </tmp/del.last)"
+			bench add ms "$k" "$rep" "$(median </tmp/add.1st)"
+			bench add ms "$k-2nd" "$rep" "$(median </tmp/add.2nd)"
+			bench add ms "del-$k-2nd" "$rep" "$(median </tmp/del.2nd)"
+			bench add ms "del-$k-last" "$rep" "$(median </tmp/del.last)"
 			keep "$k"
 		done
 	done
