@@ -244,8 +244,9 @@ def md(res, png=None):
 
     if m.get("tcp1") or m.get("rr"):
         L.append("## TCP throughput (iperf3) and request/response (benchtool rr, 1-byte TCP_RR)\n")
-        L.append("Throughput: iperf3's receiver rate over 1 s runs; request/response: 1-byte transactions on one "
-                 "TCP connection, mean latency. Ratios BPF / native (for edt: / htb).\n")
+        L.append(f"Throughput: iperf3's receiver rate over {meta.get('tcp_s', '?')} s runs; request/response: "
+                 f"1-byte transactions on one TCP connection for {meta.get('rr_ms', '?')} ms, mean latency. "
+                 "Ratios BPF / native (for edt: / htb).\n")
         L.append("| qdisc | 1 flow Mbit/s | × native | 8 flows Mbit/s | × native | transactions/s | latency µs | × native | spreads (1/8/rr) |")
         L.append("|---|---|---|---|---|---|---|---|---|")
         kinds = list((m.get("tcp1", {}).get("mbit") or m.get("rr", {}).get("tps") or {}).keys())

@@ -261,11 +261,13 @@ if section shaped; then
 			# The qdisc's own byte count: what a shaper meters (for GSO
 			# packets it includes every segment's headers; the device's
 			# tx_bytes does not).
-			iperf3 -c 10.0.0.2 -t 1 $cc >/tmp/iperf.out 2>&1 &
+			# 1.5 s: over 600 ms windows edt's rate varied by 0.5 %
+			# between repetitions.
+			iperf3 -c 10.0.0.2 -t 2 $cc >/tmp/iperf.out 2>&1 &
 			ipid=$!
-			sleep 0.25
+			sleep 0.3
 			b0=$(sent_bytes) n0=$(now)
-			sleep 0.6
+			sleep 1.5
 			b1=$(sent_bytes) n1=$(now)
 			wait "$ipid" || fail "iperf3: $(cat /tmp/iperf.out)"
 			bench shaped rate_ratio "$k" "$rep" \
