@@ -141,7 +141,7 @@ distclean:
 	rm -rf $(BUILD) qdiscctl
 
 # Benchmarks (bench/README.md): native vs BPF qdiscs in one icount VM boot,
-# about 10 minutes; not part of `make check`. bench-check holds the latest
+# about 17 minutes; not part of `make check`. bench-check holds the latest
 # results (bench/results/latest.json) to the floors in bench/summarize.py.
 .PHONY: bench bench-check
 bench: qdiscctl
