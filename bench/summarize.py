@@ -88,14 +88,14 @@ def parse(path):
     return data, meta, notes
 
 
-def stats(values, center="median"):
+def stats(values, by="median"):
     v = sorted(values)
     med = statistics.median(v)
     return {
         "values": values,
         "median": med,
         "mean": statistics.fmean(v),
-        "center": center,
+        "center": by,
         "min": v[0],
         "max": v[-1],
         "spread_pct": (v[-1] - v[0]) / med * 100 if med else 0.0,
@@ -108,13 +108,13 @@ def center(s):
     return s["mean"] if s.get("center") == "mean" else s["median"]
 
 
-def paired(a, b, f, how="median"):
+def paired(a, b, f, by="median"):
     """f(a[rep], b[rep]) over the repetitions both have."""
     reps = sorted(set(a) & set(b))
     if not reps:
         return None
     r = [f(a[i], b[i]) for i in reps]
-    return stats(r, how)
+    return stats(r, by)
 
 
 def build(data, meta, notes):
