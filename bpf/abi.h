@@ -15,8 +15,11 @@
  * qdisc. An ARRAY lookup by that number is inlined by the verifier, so
  * per-instance state costs a few instructions a packet, not a hash lookup.
  */
-/* The most instances of one kind; a kind may allow fewer (its insts map). */
-#define QD_MAX_INSTANCES 64
+/*
+ * Instance slots of an object loaded as compiled. qdiscctl sizes each
+ * registration for its host instead (qd_cap_instances).
+ */
+#define QD_DEFAULT_INSTANCES 64
 
 /* Identifies where an instance sits: the key of the "pending" config map. */
 struct qd_place {

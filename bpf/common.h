@@ -35,30 +35,43 @@ static __always_inline u32 qdisc_pkt_len(const struct sk_buff *skb)
 }
 
 /*
+ * A capacity of the registration (kinds/kind.h, struct qd_cap): qdiscctl
+ * writes it into the object's read-only data before loading, and sizes
+ * the maps to match (the descriptor's map_entries), so no size is fixed at
+ * build time. def is what an object loaded by anything else gets. The
+ * verifier sees the loaded value as a constant.
+ */
+#define QD_CAP(name, def) const volatile __u32 qd_cap_##name = (def)
+
+/* Instance slots: the entries of insts and cfgs. Every kind has it. */
+QD_CAP(instances, QD_DEFAULT_INSTANCES);
+
+/*
  * The maps every kind has: "insts" (a slot's state, starting with struct
  * qd_inst_hdr), "cfgs" (a slot's options, apart from the hot state so that
  * qdiscctl can rewrite them whole) and "pending" (options qdiscctl leaves
  * for an instance about to be made, keyed by its place, plus the kind's
- * defaults). qdiscctl opens and pins them by these names.
+ * defaults). qdiscctl opens and pins them by these names and sizes them
+ * for qd_cap_instances (pending: one more, for the defaults).
  */
-#define QD_INSTANCE_MAPS(inst_type, cfg_type, max) \
-	struct {                                   \
-		__uint(type, BPF_MAP_TYPE_ARRAY);  \
-		__uint(max_entries, max);          \
-		__type(key, u32);                  \
-		__type(value, inst_type);          \
-	} insts SEC(".maps");                      \
-	struct {                                   \
-		__uint(type, BPF_MAP_TYPE_ARRAY);  \
-		__uint(max_entries, max);          \
-		__type(key, u32);                  \
-		__type(value, cfg_type);           \
-	} cfgs SEC(".maps");                       \
-	struct {                                   \
-		__uint(type, BPF_MAP_TYPE_HASH);   \
-		__uint(max_entries, (max) + 1);    \
-		__type(key, struct qd_place);      \
-		__type(value, cfg_type);           \
+#define QD_INSTANCE_MAPS(inst_type, cfg_type)                    \
+	struct {                                                 \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                \
+		__uint(max_entries, QD_DEFAULT_INSTANCES);       \
+		__type(key, u32);                                \
+		__type(value, inst_type);                        \
+	} insts SEC(".maps");                                    \
+	struct {                                                 \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                \
+		__uint(max_entries, QD_DEFAULT_INSTANCES);       \
+		__type(key, u32);                                \
+		__type(value, cfg_type);                         \
+	} cfgs SEC(".maps");                                     \
+	struct {                                                 \
+		__uint(type, BPF_MAP_TYPE_HASH);                 \
+		__uint(max_entries, QD_DEFAULT_INSTANCES + 1);   \
+		__type(key, struct qd_place);                    \
+		__type(value, cfg_type);                         \
 	} pending SEC(".maps")
 
 /* Where sch sits. Never read .init's opt: it is NULL for default qdiscs and
@@ -80,15 +93,15 @@ static __always_inline s64 qd_slot(const struct Qdisc *sch)
 }
 
 /*
- * Claim a free slot of an "insts" array of max entries whose values start
- * with struct qd_inst_hdr. Instances are created under RTNL, but mq children of
+ * Claim a free slot of the "insts" array, whose values start with struct
+ * qd_inst_hdr. Instances are created under RTNL, but mq children of
  * different devices can be torn down concurrently, hence the cmpxchg.
  */
-static __always_inline s64 qd_claim(void *insts, int max)
+static __always_inline s64 qd_claim(void *insts)
 {
 	int i;
 
-	bpf_for(i, 0, max) {
+	bpf_for(i, 0, qd_cap_instances) {
 		u32 key = i;
 		struct qd_inst_hdr *h = bpf_map_lookup_elem(insts, &key);
 
@@ -122,14 +135,14 @@ static __always_inline void *qd_pending_cfg(void *pending, const struct qd_place
 }
 
 /*
- * What every kind's .init does first: claim a slot of insts (max entries),
+ * What every kind's .init does first: claim a slot of insts,
  * copy the options qdiscctl left for this place (or the kind's defaults)
  * into the slot's cfgs entry of cfg_size bytes, and record where the
  * instance sits. Returns the slot or -errno; the kind then sets up its own
  * state and stores slot + 1 in sch->limit.
  */
 static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *insts, void *cfgs,
-					    void *pending, int max, u32 cfg_size)
+					    void *pending, u32 cfg_size)
 {
 	struct qd_place place = {};
 	struct qd_inst_hdr *h;
@@ -141,7 +154,7 @@ static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *insts, void
 	src = qd_pending_cfg(pending, &place);
 	if (!src)
 		return -EINVAL;
-	slot = qd_claim(insts, max);
+	slot = qd_claim(insts);
 	if (slot < 0)
 		return -ENOSPC;
 	id = slot;

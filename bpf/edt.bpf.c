@@ -64,12 +64,15 @@ struct edt_slot {
 	__u64 time_to_send;
 };
 
-QD_INSTANCE_MAPS(struct edt_inst, struct edt_cfg, EDT_MAX_INSTANCES);
+QD_INSTANCE_MAPS(struct edt_inst, struct edt_cfg);
 
-/* Per instance: the default class's ring, then each cgroup class's. */
+/*
+ * Per instance: the default class's ring, then each cgroup class's;
+ * qd_cap_instances * EDT_INST_SLOTS.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, EDT_MAX_INSTANCES *EDT_INST_SLOTS);
+	__uint(max_entries, QD_DEFAULT_INSTANCES * EDT_INST_SLOTS);
 	__type(key, u32);
 	__type(value, struct edt_slot);
 } ring SEC(".maps");
@@ -449,8 +452,7 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
 	s64 slot;
 	u32 id;
 
-	slot = qd_init_instance(sch, &insts, &cfgs, &pending, EDT_MAX_INSTANCES,
-				sizeof(struct edt_cfg));
+	slot = qd_init_instance(sch, &insts, &cfgs, &pending, sizeof(struct edt_cfg));
 	if (slot < 0)
 		return slot;
 	id = slot;

@@ -3,7 +3,6 @@
 #ifndef QDISCCTL_BPF_EDT_H
 #define QDISCCTL_BPF_EDT_H
 
-#define EDT_MAX_INSTANCES 8
 #define EDT_RING	  16384 /* packet slots of the default class: the largest limit */
 #define EDT_CGROUPS	  8	/* cgroups with their own rate, per instance */
 #define EDT_CGROUP_RING	  4096	/* packet slots of each of those */

@@ -41,18 +41,17 @@ struct fifo_inst {
 #define FIFO_FIRST_POS 0
 #endif
 
-/* Every instance's ring, one after the other. */
-#define FIFO_SLOTS (QD_MAX_INSTANCES * FIFO_RING)
 
 struct fifo_slot {
 	struct sk_buff __kptr *skb;
 };
 
-QD_INSTANCE_MAPS(struct fifo_inst, struct fifo_cfg, QD_MAX_INSTANCES);
+QD_INSTANCE_MAPS(struct fifo_inst, struct fifo_cfg);
 
+/* Every instance's ring, one after the other: qd_cap_instances * FIFO_RING. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FIFO_SLOTS);
+	__uint(max_entries, QD_DEFAULT_INSTANCES * FIFO_RING);
 	__type(key, u32);
 	__type(value, struct fifo_slot);
 } ring SEC(".maps");
@@ -182,8 +181,7 @@ struct sk_buff *BPF_PROG(fifo_dequeue, struct Qdisc *sch)
 SEC("struct_ops/fifo_init")
 int BPF_PROG(fifo_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
 {
-	s64 slot = qd_init_instance(sch, &insts, &cfgs, &pending, QD_MAX_INSTANCES,
-				    sizeof(struct fifo_cfg));
+	s64 slot = qd_init_instance(sch, &insts, &cfgs, &pending, sizeof(struct fifo_cfg));
 	struct fifo_inst *in;
 	u32 id;
 

@@ -52,11 +52,12 @@ struct fq_idle_ent {
 	__u32 pad;
 };
 
-QD_INSTANCE_MAPS(struct fq_inst, struct fq_cfg, FQ_MAX_INSTANCES);
+QD_INSTANCE_MAPS(struct fq_inst, struct fq_cfg);
 
-#define FQ_ALL_FLOWS   (FQ_MAX_INSTANCES * FQ_FLOWS)
-#define FQ_ALL_PKTS    (FQ_MAX_INSTANCES * FQ_PKTS)
-#define FQ_ALL_BUCKETS (FQ_MAX_INSTANCES * FQ_MAX_BUCKETS)
+/* As compiled; qdiscctl sizes them for qd_cap_instances (kinds/fq.c). */
+#define FQ_ALL_FLOWS   (QD_DEFAULT_INSTANCES * FQ_FLOWS)
+#define FQ_ALL_PKTS    (QD_DEFAULT_INSTANCES * FQ_PKTS)
+#define FQ_ALL_BUCKETS (QD_DEFAULT_INSTANCES * FQ_MAX_BUCKETS)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -107,7 +108,7 @@ struct fq_fast {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FQ_MAX_INSTANCES);
+	__uint(max_entries, QD_DEFAULT_INSTANCES);
 	__type(key, u32);
 	__type(value, struct fq_fast);
 } fast SEC(".maps");
@@ -1019,8 +1020,7 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	/* sch's address as a number: its gso_skb list is empty, so points at itself. */
 	if (bpf_probe_read_kernel(&sch_addr, sizeof(sch_addr), &sch->gso_skb.next))
 		return -EINVAL;
-	slot = qd_init_instance(sch, &insts, &cfgs, &pending, FQ_MAX_INSTANCES,
-				sizeof(struct fq_cfg));
+	slot = qd_init_instance(sch, &insts, &cfgs, &pending, sizeof(struct fq_cfg));
 	if (slot < 0)
 		return slot;
 	c.id = slot;

@@ -13,7 +13,6 @@
 #ifndef QDISCCTL_BPF_FQ_H
 #define QDISCCTL_BPF_FQ_H
 
-#define FQ_MAX_INSTANCES 8
 #define FQ_FLOWS	 4096  /* flow slots per instance, the reserved ones included */
 #define FQ_PKTS		 16384 /* packet slots per instance: the largest limit */
 #define FQ_MAX_BUCKETS	 4096

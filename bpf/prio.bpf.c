@@ -23,17 +23,16 @@
 
 char _license[] SEC("license") = "GPL";
 
-#define PRIO_SLOTS (PRIO_INSTANCES * PRIO_BANDS_MAX * PRIO_RING)
-
 struct prio_slot {
 	struct sk_buff __kptr *skb;
 };
 
-QD_INSTANCE_MAPS(struct prio_inst, struct prio_cfg, PRIO_INSTANCES);
+QD_INSTANCE_MAPS(struct prio_inst, struct prio_cfg);
 
+/* Every band of every instance: qd_cap_instances * PRIO_BANDS_MAX * PRIO_RING. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PRIO_SLOTS);
+	__uint(max_entries, QD_DEFAULT_INSTANCES * PRIO_BANDS_MAX * PRIO_RING);
 	__type(key, u32);
 	__type(value, struct prio_slot);
 } ring SEC(".maps");
@@ -242,8 +241,7 @@ struct sk_buff *BPF_PROG(prio_dequeue, struct Qdisc *sch)
 SEC("struct_ops/prio_init")
 int BPF_PROG(prio_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
 {
-	s64 slot = qd_init_instance(sch, &insts, &cfgs, &pending, PRIO_INSTANCES,
-				    sizeof(struct prio_cfg));
+	s64 slot = qd_init_instance(sch, &insts, &cfgs, &pending, sizeof(struct prio_cfg));
 	struct prio_inst *in;
 	int i;
 	u32 id;

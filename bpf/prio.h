@@ -12,7 +12,6 @@
 /* Ring slots per band: the largest limit. A power of two. */
 #define PRIO_RING 1024
 /* Instances of prio at once: each owns PRIO_BANDS_MAX rings (128 KiB). */
-#define PRIO_INSTANCES 32
 struct prio_cfg {
 	__u32 bands;
 	__u32 limit; /* packets a band holds; 0: the device's txqueuelen, at most PRIO_RING */

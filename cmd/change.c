@@ -8,6 +8,7 @@
  * is lost.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/pkt_sched.h>
@@ -75,26 +76,38 @@ static int change_instance(const struct qd_target *t, const char *where, int opt
 
 struct mq_children {
 	uint32_t major;
-	int n;
-	struct qd_target t[QD_MAX_INSTANCES];
+	__u64 netns;
+	int n, max;
+	struct qd_target *t;
 	const char *other; /* a child's kind that is not the first's */
 };
 
 static int collect_child(const struct qdisc_info *qi, void *data)
 {
 	struct mq_children *c = data;
-	struct qd_target *t = &c->t[c->n];
+	struct qd_target *t;
 
 	if (qi->parent == TC_H_ROOT || TC_H_MAJ(qi->parent) != c->major)
 		return 0;
-	if (c->n == QD_MAX_INSTANCES || (c->n && strcmp(qi->kind, c->t[0].cur.kind))) {
-		c->other = c->n == QD_MAX_INSTANCES ? "more" : qi->kind;
+	if (c->n && strcmp(qi->kind, c->t[0].cur.kind)) {
+		c->other = qi->kind;
 		return 0;
 	}
+	if (c->n == c->max) {
+		/* mq has a class a tx queue: at most 65535 children. */
+		int max = c->max ? 2 * c->max : 64;
+
+		t = realloc(c->t, max * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		c->t = t;
+		c->max = max;
+	}
+	t = &c->t[c->n];
 	t->cur = *qi;
 	t->cur.options = NULL;
 	t->kind = qd_reg_kind(qi->kind);
-	t->place.netns = c->t[0].place.netns;
+	t->place.netns = c->netns;
 	t->place.ifindex = qi->ifindex;
 	t->place.parent = qi->parent;
 	c->n++;
@@ -110,34 +123,37 @@ static int collect_child(const struct qdisc_info *qi, void *data)
 static int change_mq(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_target *root,
 		     const char *where)
 {
-	struct mq_children c = { .major = TC_H_MAJ(root->cur.handle) };
+	struct mq_children c = { .major = TC_H_MAJ(root->cur.handle), .netns = root->place.netns };
 	char **optv;
 	int lock, err, ret = QD_EXIT_OK, optc;
 
-	c.t[0].place.netns = root->place.netns;
 	err = qdisc_dump(rt, s->ifindex, collect_child, &c);
 	if (err) {
 		qd_err("change: cannot list the children of the mq at %s: %s", where,
 		       strerror(-err));
-		return QD_EXIT_FAIL;
-	}
-	if (!c.n || !c.t[0].kind || c.other) {
+		ret = QD_EXIT_FAIL;
+	} else if (!c.n || !c.t[0].kind || c.other) {
 		const char *bad = c.other ? c.other : c.n ? c.t[0].cur.kind : "none";
 
 		qd_err("change: the children of the mq at %s are not all one of qdiscctl's kinds "
 		       "(%s)",
 		       where, bad);
-		return QD_EXIT_FAIL;
+		ret = QD_EXIT_FAIL;
+	} else {
+		ret = pick_options(s, &c.t[0], where, &optc, &optv);
 	}
-	ret = pick_options(s, &c.t[0], where, &optc, &optv);
 	if (ret)
-		return ret;
+		goto out;
 	lock = qd_lock();
-	if (lock < 0)
-		return QD_EXIT_FAIL;
+	if (lock < 0) {
+		ret = QD_EXIT_FAIL;
+		goto out;
+	}
 	for (int i = 0; i < c.n && !ret; i++)
 		ret = change_instance(&c.t[i], where, optc, optv);
 	qd_unlock(lock);
+out:
+	free(c.t);
 	return ret;
 }
 

@@ -30,25 +30,23 @@
 static int check_slots(const struct qd_reg *reg, const struct qdisc_spec *s, __u64 netns,
 		       uint32_t ntx, unsigned int nlflags)
 {
-	struct qd_inst_hdr hdrs[QD_MAX_INSTANCES];
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	int n = qd_reg_instances(reg, NULL, hdrs);
+	struct qd_insts l;
+	int err = qd_reg_list(reg, &l);
 	uint32_t avail;
 
-	if (n < 0 || bpf_map_get_info_by_fd(reg->insts_fd, &info, &len)) {
-		qd_err("mq: cannot count the instances of %s: %s", reg->id,
-		       strerror(n < 0 ? -n : errno));
+	if (err) {
+		qd_err("mq: cannot count the instances of %s: %s", reg->id, strerror(-err));
 		return QD_EXIT_FAIL;
 	}
-	avail = info.max_entries - n;
-	for (int i = 0; i < n && (nlflags & NLM_F_REPLACE); i++)
-		if (hdrs[i].place.netns == netns && hdrs[i].place.ifindex == (uint32_t)s->ifindex)
+	avail = reg->slots - l.n;
+	for (int i = 0; i < l.n && (nlflags & NLM_F_REPLACE); i++)
+		if (l.hdrs[i].place.netns == netns && l.hdrs[i].place.ifindex == (uint32_t)s->ifindex)
 			avail++;
+	qd_insts_free(&l);
 	if (avail >= ntx)
 		return QD_EXIT_OK;
 	qd_err("mq: %s has %u tx queues but %s has %u free instance slots of %u", s->dev, ntx,
-	       reg->kind->name, avail, info.max_entries);
+	       reg->kind->name, avail, reg->slots);
 	return QD_EXIT_FAIL;
 }
 

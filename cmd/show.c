@@ -29,15 +29,18 @@ static int reg_for(struct show_ctx *ctx, const struct qd_kind *k, const char *id
 		if (kinds[i] != k)
 			continue;
 		if (ctx->ok[i] && strcmp(ctx->regs[i].id, id)) {
-			if (ctx->ok[i] > 0)
+			if (ctx->ok[i] > 0) {
 				qd_reg_close(&ctx->regs[i]);
+				qd_insts_free(&ctx->insts[i]);
+			}
 			ctx->ok[i] = 0;
 		}
 		if (ctx->ok[i] == 0) {
 			ctx->ok[i] = qd_reg_open_id(id, &ctx->regs[i]) ? -1 : 1;
-			if (ctx->ok[i] > 0)
-				ctx->ninst[i] =
-					qd_reg_instances(&ctx->regs[i], ctx->ids[i], ctx->hdrs[i]);
+			if (ctx->ok[i] > 0 && qd_reg_list(&ctx->regs[i], &ctx->insts[i])) {
+				qd_reg_close(&ctx->regs[i]);
+				ctx->ok[i] = -1;
+			}
 		}
 		return ctx->ok[i] > 0 ? i : -1;
 	}
@@ -51,12 +54,12 @@ const struct qd_reg *show_instance(struct show_ctx *ctx, const struct qdisc_info
 
 	if (!k || (r = reg_for(ctx, k, qi->kind)) < 0)
 		return NULL;
-	for (int i = 0; i < ctx->ninst[r]; i++) {
-		const struct qd_inst_hdr *h = &ctx->hdrs[r][i];
+	for (int i = 0; i < ctx->insts[r].n; i++) {
+		const struct qd_inst_hdr *h = &ctx->insts[r].hdrs[i];
 
 		if (h->handle == qi->handle && h->place.netns == ctx->netns &&
 		    h->place.ifindex == (uint32_t)qi->ifindex && h->place.parent == qi->parent) {
-			*id = ctx->ids[r][i];
+			*id = ctx->insts[r].ids[i];
 			return &ctx->regs[r];
 		}
 	}
@@ -235,8 +238,10 @@ static int run_show(int argc, char **argv)
 	rtnl_close(&rt);
 	link_names_free(&ctx.names);
 	for (size_t i = 0; i < SHOW_MAX_KINDS; i++)
-		if (ctx.ok[i] > 0)
+		if (ctx.ok[i] > 0) {
 			qd_reg_close(&ctx.regs[i]);
+			qd_insts_free(&ctx.insts[i]);
+		}
 	return ret;
 }
 

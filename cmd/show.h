@@ -26,9 +26,7 @@ struct show_ctx {
 	 * Their instances, read once when opened: looking each qdisc up in
 	 * the map would cost a syscall a slot, for every qdisc listed.
 	 */
-	int ninst[SHOW_MAX_KINDS];
-	uint32_t ids[SHOW_MAX_KINDS][QD_MAX_INSTANCES];
-	struct qd_inst_hdr hdrs[SHOW_MAX_KINDS][QD_MAX_INSTANCES];
+	struct qd_insts insts[SHOW_MAX_KINDS];
 	/* Device names from one dump, when the listing names devices. */
 	struct link_names names;
 };

@@ -170,6 +170,30 @@ struct qd_flows {
 	const struct qd_col *cols; /* ended by an entry without a name */
 };
 
+/*
+ * A capacity of a kind's registration: how many of something its maps
+ * hold (flows, packet slots). Fixed when qdiscctl registers the kind, from
+ * --capacity or else the default, and read by the programs as the
+ * read-only global qd_cap_NAME (bpf/common.h, QD_CAP). "instances", the
+ * slots of insts and cfgs, is every kind's: qdiscctl sizes it for the
+ * host and it is not listed in a descriptor.
+ */
+struct qd_cap {
+	const char *name;
+	const char *help;
+	uint32_t def;
+	uint32_t min;
+	uint32_t max;
+	unsigned int flags; /* QD_CAP_* */
+};
+
+/* qd_cap.flags */
+#define QD_CAP_POW2 (1U << 0) /* only powers of two */
+
+/* A registration's capacity values: [QD_CAP_INSTANCES], then qd_kind.caps in order. */
+#define QD_CAP_INSTANCES 0
+#define QD_CAPS_MAX	 8
+
 struct qd_kind {
 	const char *name;	   /* what users type */
 	const char *id;		   /* the Qdisc_ops id the kernel and tc show */
@@ -200,6 +224,14 @@ struct qd_kind {
 	int (*check)(const struct qd_kind *k, const void *cfg);
 	/* Per-class counters, or NULL. */
 	const struct qd_stat_table *table;
+	/* Capacities besides instances, ended by an entry without a name; or NULL. */
+	const struct qd_cap *caps;
+	/*
+	 * max_entries of the object's map named map for the capacity values
+	 * cap (QD_CAP_INSTANCES, then .caps in order); 0 leaves the map as
+	 * compiled. insts, cfgs and pending are qdiscctl's to size.
+	 */
+	uint32_t (*map_entries)(const char *map, const uint32_t *cap);
 };
 
 /* Put a descriptor in the table the rest of qdiscctl iterates. */

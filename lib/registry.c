@@ -159,6 +159,7 @@ static int open_pinned(struct qd_reg *r)
 	if (bpf_map_get_info_by_fd(r->insts_fd, &info, &len))
 		return -errno;
 	r->inst_size = info.value_size;
+	r->slots = info.max_entries;
 	read_fp(r);
 	return 0;
 }
@@ -429,44 +430,76 @@ void qd_reg_close(struct qd_reg *r)
 	}
 }
 
-int qd_reg_instances(const struct qd_reg *r, uint32_t *ids, struct qd_inst_hdr *hdrs)
+void qd_insts_free(struct qd_insts *l)
 {
-	char buf[r->inst_size];
-	int n = 0;
+	free(l->ids);
+	free(l->hdrs);
+	memset(l, 0, sizeof(*l));
+}
 
-	for (uint32_t i = 0; i < QD_MAX_INSTANCES; i++) {
-		struct qd_inst_hdr h;
+/* Slots read a batch: a registration may have thousands, show reads them all. */
+#define LIST_BATCH 256
 
-		/* A kind may have fewer slots than QD_MAX_INSTANCES. */
-		if (bpf_map_lookup_elem(r->insts_fd, &i, buf))
-			return errno == ENOENT ? n : -errno;
-		memcpy(&h, buf, sizeof(h));
-		if (!h.in_use)
-			continue;
-		if (ids)
-			ids[n] = i;
-		if (hdrs)
-			hdrs[n] = h;
-		n++;
+int qd_reg_list(const struct qd_reg *r, struct qd_insts *l)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint32_t keys[LIST_BATCH], next = 0, *in = NULL;
+	char *vals = malloc((size_t)LIST_BATCH * r->inst_size);
+	int err = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->ids = calloc(r->slots ?: 1, sizeof(*l->ids));
+	l->hdrs = calloc(r->slots ?: 1, sizeof(*l->hdrs));
+	if (!vals || !l->ids || !l->hdrs || r->inst_size < sizeof(struct qd_inst_hdr)) {
+		err = vals && l->ids && l->hdrs ? -EINVAL : -ENOMEM;
+		goto out;
 	}
-	return n;
+	for (;;) {
+		__u32 count = LIST_BATCH;
+
+		err = bpf_map_lookup_batch(r->insts_fd, in, &next, keys, vals, &count, &opts);
+		err = err ? -errno : 0;
+		for (__u32 i = 0; i < count && (!err || err == -ENOENT); i++) {
+			struct qd_inst_hdr h;
+
+			memcpy(&h, vals + (size_t)i * r->inst_size, sizeof(h));
+			if (!h.in_use || keys[i] >= r->slots || l->n >= (int)r->slots)
+				continue;
+			l->ids[l->n] = keys[i];
+			l->hdrs[l->n++] = h;
+		}
+		/* ENOENT: the last batch, possibly a short one. */
+		if (err)
+			break;
+		in = &next;
+	}
+	if (err == -ENOENT)
+		err = 0;
+out:
+	free(vals);
+	if (err)
+		qd_insts_free(l);
+	return err;
 }
 
 int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t handle, uint32_t *id)
 {
-	struct qd_inst_hdr hdrs[QD_MAX_INSTANCES];
-	uint32_t ids[QD_MAX_INSTANCES];
-	int n = qd_reg_instances(r, ids, hdrs);
+	struct qd_insts l;
+	int err = qd_reg_list(r, &l);
 
-	for (int i = 0; i < n; i++) {
-		if (hdrs[i].handle == handle && hdrs[i].place.netns == place->netns &&
-		    hdrs[i].place.ifindex == place->ifindex &&
-		    hdrs[i].place.parent == place->parent) {
-			*id = ids[i];
+	for (int i = 0; !err && i < l.n; i++) {
+		const struct qd_inst_hdr *h = &l.hdrs[i];
+
+		if (h->handle == handle && h->place.netns == place->netns &&
+		    h->place.ifindex == place->ifindex && h->place.parent == place->parent) {
+			*id = l.ids[i];
+			qd_insts_free(&l);
 			return 0;
 		}
 	}
-	return n < 0 ? n : -ENOENT;
+	if (!err)
+		qd_insts_free(&l);
+	return err ?: -ENOENT;
 }
 
 int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg)
@@ -638,10 +671,10 @@ static void default_qdisc(char *buf, size_t len)
 
 static void sweep_one(struct sweep *sw, const char *dir, const char *dflt)
 {
-	struct qd_inst_hdr hdrs[QD_MAX_INSTANCES];
+	struct qd_insts l = {};
 	struct qd_reg r;
 	const char *why = NULL;
-	int v, n = 0;
+	int v;
 	const struct qd_kind *k = qd_reg_parse(dir, false, &v);
 
 	reg_init(&r, k);
@@ -654,18 +687,20 @@ static void sweep_one(struct sweep *sw, const char *dir, const char *dflt)
 		return;
 	if (open_version(&r) || !r.fp[0])
 		why = "incomplete";
-	else if ((n = qd_reg_instances(&r, NULL, hdrs)) < 0)
+	else if (qd_reg_list(&r, &l))
 		why = "incomplete";
-	else if (!n && strcmp(r.id, dflt))
+	else if (!l.n && strcmp(r.id, dflt))
 		why = "no instance";
 	if (why) {
+		qd_insts_free(&l);
 		qd_reg_close(&r);
 		unpin_all(dir);
 		removed(sw, "registration", dir, why);
 		return;
 	}
 	sweep_pending(sw, &r);
-	sweep_egress(sw, &r, hdrs, n);
+	sweep_egress(sw, &r, l.hdrs, l.n);
+	qd_insts_free(&l);
 	qd_reg_close(&r);
 }
 

@@ -33,6 +33,7 @@ struct qd_reg {
 	int cfgs_fd;
 	int pending_fd;
 	uint32_t inst_size; /* value size of insts: header plus kind state */
+	uint32_t slots;	    /* instance slots: the entries of insts */
 	bool created;	    /* registered by this process */
 };
 
@@ -56,8 +57,16 @@ const struct qd_kind *qd_reg_kind(const char *id);
 int qd_reg_open_id(const char *id, struct qd_reg *r);
 void qd_reg_close(struct qd_reg *r);
 
-/* Slots in use: fills ids (QD_MAX_INSTANCES entries) and returns the count. */
-int qd_reg_instances(const struct qd_reg *r, uint32_t *ids, struct qd_inst_hdr *hdrs);
+/* The instances of a registration: their slots and headers. */
+struct qd_insts {
+	int n;
+	uint32_t *ids;
+	struct qd_inst_hdr *hdrs;
+};
+
+/* The slots in use, read in batches: 0 or -errno; free with qd_insts_free. */
+int qd_reg_list(const struct qd_reg *r, struct qd_insts *l);
+void qd_insts_free(struct qd_insts *l);
 /* The slot of the instance at place with handle: 0 or -ENOENT. */
 int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t handle,
 		uint32_t *id);
