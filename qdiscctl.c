@@ -39,6 +39,10 @@ const struct argp_option qd_global_options[] = {
 	  0 },
 	{ "batch", 'b', "FILE", 0, "Run the commands in FILE, one a line ('-' for stdin)", 0 },
 	{ "force", OPT_FORCE, NULL, 0, "With -b, go on after a failing command", 0 },
+	{ "capacity", 'C', "NAME=N,...", 0,
+	  "Capacities of a kind registered by this command (instances, and the kind's own: "
+	  "'qdiscctl help KIND'); an existing registration with less is not used",
+	  0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages; twice, the verifier log too", 0 },
 	{}
 };
@@ -78,6 +82,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FORCE:
 		qd_opts.force = true;
+		break;
+	case 'C':
+		qd_opts.capacity = arg;
 		break;
 	case 'v':
 		qd_opts.verbose++;

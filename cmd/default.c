@@ -114,7 +114,11 @@ static int set_default(const struct qd_kind *k, const void *cfg)
 		return QD_EXIT_FAIL;
 	}
 	qd_reg_sweep(NULL, NULL);
-	if (qd_reg_open(k, &r, true))
+	/* The sysctl is host-wide, and sysfs shows the initial namespace's devices. */
+	err = qd_reg_open(k, &r, QD_DEFAULT_SLOTS);
+	if (err == -ENOENT)
+		err = qd_reg_create(k, &r, QD_DEFAULT_SLOTS, 0);
+	if (err)
 		return QD_EXIT_FAIL;
 	err = qd_reg_set_defaults(&r, cfg);
 	if (err) {
@@ -199,7 +203,8 @@ static int run_default(int argc, char **argv)
 	if (k) {
 		qd_kind_defaults(k, cfg);
 		if (qd_kind_parse(k, argc - 2, argv + 2, cfg) ||
-		    qd_kind_check_required(k, argc - 2, argv + 2))
+		    qd_kind_check_required(k, argc - 2, argv + 2) ||
+		    qd_cap_check(k, qd_opts.capacity))
 			return QD_EXIT_USAGE;
 		if ((ret = qd_check_kernel(k)))
 			return ret;

@@ -67,7 +67,9 @@ static int run_help(int argc, char **argv)
 	}
 	k = qd_kind_find(argv[1]);
 	if (k) {
+		open_json_object(NULL);
 		qd_kind_describe(k, true);
+		close_json_object();
 		return QD_EXIT_OK;
 	}
 	for (c = qd_cmds(); *c; c++) {

@@ -13,7 +13,6 @@
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
-#include <bpf/bpf.h>
 
 #include "cmd/cmd.h"
 #include "cmd/new_qdisc.h"
@@ -22,33 +21,6 @@
 #include "lib/registry.h"
 #include "netlink/link.h"
 #include "netlink/qdisc.h"
-
-/*
- * Are there slots for ntx more instances of reg's kind? A replace gives
- * back those on the device, which it reuses in place or destroys.
- */
-static int check_slots(const struct qd_reg *reg, const struct qdisc_spec *s, __u64 netns,
-		       uint32_t ntx, unsigned int nlflags)
-{
-	struct qd_insts l;
-	int err = qd_reg_list(reg, &l);
-	uint32_t avail;
-
-	if (err) {
-		qd_err("mq: cannot count the instances of %s: %s", reg->id, strerror(-err));
-		return QD_EXIT_FAIL;
-	}
-	avail = reg->slots - l.n;
-	for (int i = 0; i < l.n && (nlflags & NLM_F_REPLACE); i++)
-		if (l.hdrs[i].place.netns == netns && l.hdrs[i].place.ifindex == (uint32_t)s->ifindex)
-			avail++;
-	qd_insts_free(&l);
-	if (avail >= ntx)
-		return QD_EXIT_OK;
-	qd_err("mq: %s has %u tx queues but %s has %u free instance slots of %u", s->dev, ntx,
-	       reg->kind->name, avail, reg->slots);
-	return QD_EXIT_FAIL;
-}
 
 /* The children, once the root is there; on failure the root goes again. */
 static int add_children(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_reg *reg,
@@ -100,12 +72,11 @@ static int new_mq(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_k
 		qd_err("mq: %s has one tx queue; mq needs a multiqueue device", s->dev);
 		return QD_EXIT_FAIL;
 	}
-	lock = qd_lock_and_open(k, &reg);
+	/* Room for every child in one registration before anything changes. */
+	lock = qd_lock_and_open(rt, k, &reg, ntx);
 	if (lock < 0)
 		return QD_EXIT_FAIL;
-	ret = check_slots(&reg, s, netns, ntx, nlflags);
-	if (!ret)
-		ret = qd_send_qdisc(rt, RTM_NEWQDISC, nlflags, s, "mq");
+	ret = qd_send_qdisc(rt, RTM_NEWQDISC, nlflags, s, "mq");
 	if (!ret)
 		ret = add_children(rt, s, &reg, netns, ntx, cfg);
 	qd_reg_close(&reg);
@@ -135,7 +106,7 @@ int qd_cmd_new_mq(const char *cmd, const struct qdisc_spec *spec, unsigned int n
 	char cfg[k->cfg_size];
 	qd_kind_defaults(k, cfg);
 	if (qd_kind_parse(k, s.optc - 1, s.optv + 1, cfg) ||
-	    qd_kind_check_required(k, s.optc - 1, s.optv + 1))
+	    qd_kind_check_required(k, s.optc - 1, s.optv + 1) || qd_cap_check(k, qd_opts.capacity))
 		return QD_EXIT_USAGE;
 	if (qdisc_spec_resolve(&s))
 		return s.dev ? QD_EXIT_FAIL : QD_EXIT_USAGE;

@@ -19,6 +19,7 @@
 #include "lib/registry.h"
 #include "lib/spec.h"
 #include "lib/testkill.h"
+#include "netlink/link.h"
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"
 
@@ -57,15 +58,25 @@ static int replace_in_place(struct rtnl *rt, const struct qdisc_spec *s, const s
 			    const void *cfg, bool *done)
 {
 	struct qd_target t;
+	struct qd_reg own;
+	int ret = QD_EXIT_OK;
 	uint32_t id;
 
 	*done = false;
-	/* An instance of another version is replaced by one of this version. */
-	if (qd_target_lookup(rt, s, &t) || strcmp(t.cur.kind, reg->id) ||
-	    qd_reg_find(reg, &t.place, t.cur.handle, &id))
+	if (qd_target_lookup(rt, s, &t) || qd_reg_open_id(t.cur.kind, &own))
 		return QD_EXIT_OK;
-	*done = true;
-	return qd_target_write(reg, &t, id, cfg) ? QD_EXIT_FAIL : QD_EXIT_OK;
+	/*
+	 * An instance of another version is replaced by one of this version;
+	 * one of this version in a further registration (of more capacity)
+	 * is rewritten where it is.
+	 */
+	if (own.kind == reg->kind && !strcmp(own.fp, reg->fp) &&
+	    !qd_reg_find(&own, &t.place, t.cur.handle, &id)) {
+		*done = true;
+		ret = qd_target_write(&own, &t, id, cfg) ? QD_EXIT_FAIL : QD_EXIT_OK;
+	}
+	qd_reg_close(&own);
+	return ret;
 }
 
 int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags, const struct qdisc_spec *s,
@@ -89,14 +100,19 @@ int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags, const st
 	return QD_EXIT_OK;
 }
 
-int qd_lock_and_open(const struct qd_kind *k, struct qd_reg *reg)
+int qd_lock_and_open(struct rtnl *rt, const struct qd_kind *k, struct qd_reg *reg, uint32_t need)
 {
-	int lock = qd_lock();
+	int lock = qd_lock(), err;
+	uint64_t here;
 
 	if (lock < 0)
 		return -1;
 	qd_reg_sweep(NULL, NULL);
-	if (qd_reg_open(k, reg, true)) {
+	err = qd_reg_open(k, reg, need);
+	/* A new registration is sized for every tx queue here, too. */
+	if (err == -ENOENT)
+		err = qd_reg_create(k, reg, need, link_tx_queues_total(rt, &here) ? 0 : here);
+	if (err) {
 		qd_unlock(lock);
 		return -1;
 	}
@@ -142,7 +158,7 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 		qd_err("cannot identify the network namespace: %s", strerror(-err));
 		return QD_EXIT_FAIL;
 	}
-	lock = qd_lock_and_open(k, &reg);
+	lock = qd_lock_and_open(rt, k, &reg, 1);
 	if (lock < 0)
 		return QD_EXIT_FAIL;
 	ret = qd_new_instance(rt, s, &reg, &place, cfg, nlflags);
@@ -182,7 +198,7 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 	if (k) {
 		qd_kind_defaults(k, cfg);
 		if (qd_kind_parse(k, s.optc, s.optv, cfg) ||
-		    qd_kind_check_required(k, s.optc, s.optv))
+		    qd_kind_check_required(k, s.optc, s.optv) || qd_cap_check(k, qd_opts.capacity))
 			return QD_EXIT_USAGE;
 	} else if (s.optc) {
 		/* Native kinds pass through without options; tc knows their formats. */

@@ -137,11 +137,35 @@ static void describe_tables(const struct qd_kind *k, bool detailed)
 	}
 }
 
+/* The capacities a registration of k is made with (-C NAME=N sets them). */
+static void describe_caps(const struct qd_kind *k, bool detailed)
+{
+	open_json_array(PRINT_JSON, "capacities");
+	if (detailed)
+		print_text("\ncapacities (fixed when the kind is registered; -C NAME=N sets them):\n");
+	for (int i = 0; i < qd_kind_ncaps(k); i++) {
+		const struct qd_cap *c = qd_kind_cap(k, i);
+
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "name", NULL, c->name);
+		if (c->def)
+			print_uint(PRINT_JSON, "default", NULL, c->def);
+		print_uint(PRINT_JSON, "min", NULL, c->min);
+		print_uint(PRINT_JSON, "max", NULL, c->max);
+		print_string(PRINT_JSON, "help", NULL, c->help);
+		close_json_object();
+		if (detailed && c->def)
+			print_text("  %-20s %s (default %u)\n", c->name, c->help, c->def);
+		else if (detailed)
+			print_text("  %-20s %s\n", c->name, c->help);
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
 void qd_kind_describe(const struct qd_kind *k, bool detailed)
 {
 	char syn[1024], b[UNITS_BUF + 16], d[UNITS_BUF], l[128];
 
-	open_json_object(NULL);
 	print_string(PRINT_JSON, "name", NULL, k->name);
 	print_string(PRINT_JSON, "id", NULL, k->id);
 	print_string(PRINT_JSON, "summary", NULL, k->summary);
@@ -202,5 +226,5 @@ void qd_kind_describe(const struct qd_kind *k, bool detailed)
 	}
 	close_json_array(PRINT_JSON, NULL);
 	describe_tables(k, detailed);
-	close_json_object();
+	describe_caps(k, detailed);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stddef.h>
+#include <string.h>
 #include <linux/types.h>
 
 #include "bpf/abi.h"
@@ -152,6 +153,12 @@ static const struct qd_stat_rows edt_rows = {
 	.stats = edt_row_stats,
 };
 
+/* Each instance owns EDT_INST_SLOTS slots of "ring". */
+static uint32_t edt_map_entries(const char *map, const uint32_t *cap)
+{
+	return strcmp(map, "ring") ? 0 : cap[QD_CAP_INSTANCES] * EDT_INST_SLOTS;
+}
+
 static const void *edt_elf(size_t *size)
 {
 	return edt_bpf__elf_bytes(size);
@@ -167,5 +174,6 @@ static const struct qd_kind edt_kind = {
 	.rows = &edt_rows,
 	.elf_bytes = edt_elf,
 	.egress_prog = "edt_ce_mark",
+	.map_entries = edt_map_entries,
 };
 QD_KIND_REGISTER(edt_kind);

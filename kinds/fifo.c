@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stddef.h>
+#include <string.h>
 #include <linux/types.h>
 
 #include "bpf/fifo.h"
@@ -21,6 +22,12 @@ static const struct qd_opt fifo_opts[] = {
 	{}
 };
 
+/* Each instance owns FIFO_RING slots of "ring". */
+static uint32_t fifo_map_entries(const char *map, const uint32_t *cap)
+{
+	return strcmp(map, "ring") ? 0 : cap[QD_CAP_INSTANCES] * FIFO_RING;
+}
+
 static const void *fifo_elf(size_t *size)
 {
 	return fifo_bpf__elf_bytes(size);
@@ -33,5 +40,6 @@ static const struct qd_kind fifo_kind = {
 	.opts = fifo_opts,
 	.cfg_size = sizeof(struct fifo_cfg),
 	.elf_bytes = fifo_elf,
+	.map_entries = fifo_map_entries,
 };
 QD_KIND_REGISTER(fifo_kind);

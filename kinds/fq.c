@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <linux/types.h>
 
 #include "bpf/abi.h"
@@ -266,7 +267,24 @@ static const struct qd_flows fq_flows = {
 	.cols = fq_cols,
 };
 
-static const char *const fq_maps[] = { "flows", NULL };
+/*
+ * Each instance owns FQ_FLOWS flows (and heap and idle entries), FQ_PKTS
+ * packets and FQ_MAX_BUCKETS buckets.
+ */
+static uint32_t fq_map_entries(const char *map, const uint32_t *cap)
+{
+	uint32_t n = cap[QD_CAP_INSTANCES];
+
+	if (!strcmp(map, "flows") || !strcmp(map, "heap") || !strcmp(map, "idle"))
+		return n * FQ_FLOWS;
+	if (!strcmp(map, "pkts"))
+		return n * FQ_PKTS;
+	if (!strcmp(map, "buckets"))
+		return n * FQ_MAX_BUCKETS;
+	if (!strcmp(map, "fast"))
+		return n;
+	return 0;
+}
 
 static const void *fq_elf(size_t *size)
 {
@@ -282,6 +300,6 @@ static const struct qd_kind fq_kind = {
 	.elf_bytes = fq_elf,
 	.stats = fq_stats,
 	.flows = &fq_flows,
-	.maps = fq_maps,
+	.map_entries = fq_map_entries,
 };
 QD_KIND_REGISTER(fq_kind);

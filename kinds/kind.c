@@ -41,6 +41,28 @@ const struct qd_kind *qd_kind_find(const char *name)
 	return NULL;
 }
 
+const struct qd_cap qd_instances_cap = {
+	.name = "instances",
+	.help = "instance slots of one registration (default: one for every tx queue of the "
+		"host's devices, at least 64; a further registration is made when they run out)",
+	.min = 1,
+	.max = QD_SLOTS_MAX,
+};
+
+int qd_kind_ncaps(const struct qd_kind *k)
+{
+	int n = 1;
+
+	while (k->caps && k->caps[n - 1].name && n < QD_CAPS_MAX)
+		n++;
+	return n;
+}
+
+const struct qd_cap *qd_kind_cap(const struct qd_kind *k, int i)
+{
+	return i == QD_CAP_INSTANCES ? &qd_instances_cap : &k->caps[i - 1];
+}
+
 const char *qd_opt_metavar(const struct qd_opt *o)
 {
 	if (o->metavar)

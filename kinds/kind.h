@@ -159,9 +159,8 @@ struct qd_col {
 };
 
 /*
- * A per-instance table in one of the registration's maps (listed in
- * qd_kind.maps): instance slot s owns keys per_inst * s .. per_inst * s +
- * per_inst - 1.
+ * A per-instance table in one of the registration's maps: instance slot
+ * s owns keys per_inst * s .. per_inst * s + per_inst - 1.
  */
 struct qd_flows {
 	const char *map;
@@ -194,6 +193,13 @@ struct qd_cap {
 #define QD_CAP_INSTANCES 0
 #define QD_CAPS_MAX	 8
 
+/* Instance slots a new registration gets at the least and at the most. */
+#define QD_SLOTS_MIN 64
+#define QD_SLOTS_MAX 65536
+
+/* "instances", every kind's capacity (def 0: from the host's tx queues). */
+extern const struct qd_cap qd_instances_cap;
+
 struct qd_kind {
 	const char *name;	   /* what users type */
 	const char *id;		   /* the Qdisc_ops id the kernel and tc show */
@@ -208,8 +214,6 @@ struct qd_kind {
 	const struct qd_stat_rows *rows;
 	/* What `show ... flows` lists, or NULL. */
 	const struct qd_flows *flows;
-	/* Maps the registration pins besides insts, cfgs and pending; NULL-ended, or NULL. */
-	const char *const *maps;
 	/*
 	 * A program of the object that runs before the qdisc on its device
 	 * (tcx egress), for what a qdisc may not do itself: pinned with the
@@ -243,6 +247,10 @@ struct qd_kind {
 const struct qd_kind *const *qd_kinds(void);
 /* By user name or kernel id; NULL when unknown. */
 const struct qd_kind *qd_kind_find(const char *name);
+/* Capacity i of k: qd_instances_cap for QD_CAP_INSTANCES, then k->caps[i - 1]. */
+const struct qd_cap *qd_kind_cap(const struct qd_kind *k, int i);
+/* How many capacities k has, instances included. */
+int qd_kind_ncaps(const struct qd_kind *k);
 
 const char *qd_opt_metavar(const struct qd_opt *o);
 bool qd_opt_is_keyword(const struct qd_opt *o);

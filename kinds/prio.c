@@ -140,6 +140,12 @@ static const struct qd_stat_table prio_table = {
 	.fill = prio_fill,
 };
 
+/* Each band of each instance owns PRIO_RING slots of "ring". */
+static uint32_t prio_map_entries(const char *map, const uint32_t *cap)
+{
+	return strcmp(map, "ring") ? 0 : cap[QD_CAP_INSTANCES] * PRIO_BANDS_MAX * PRIO_RING;
+}
+
 static const void *prio_elf(size_t *size)
 {
 	return prio_bpf__elf_bytes(size);
@@ -154,5 +160,6 @@ static const struct qd_kind prio_kind = {
 	.elf_bytes = prio_elf,
 	.check = prio_check,
 	.table = &prio_table,
+	.map_entries = prio_map_entries,
 };
 QD_KIND_REGISTER(prio_kind);

@@ -24,6 +24,8 @@ struct qd_opts {
 	const char *netns;
 	const char *batch;
 	bool force;
+	/* -C NAME=N,...: capacities of the registrations this run makes. */
+	const char *capacity;
 	/* Where the command being run came from, for messages in batch mode. */
 	const char *src_file;
 	int src_line;

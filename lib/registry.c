@@ -29,18 +29,8 @@
 #define QD_SWEEP_MAX 128
 
 static const char *const base_maps[] = { "insts", "cfgs", "pending" };
-
-/* The i-th map the registration pins: the base ones, then the kind's own. */
-static const char *pinned_map(const struct qd_kind *k, size_t i)
-{
-	if (i < ARRAY_SIZE(base_maps))
-		return base_maps[i];
-	i -= ARRAY_SIZE(base_maps);
-	for (size_t j = 0; k->maps && k->maps[j]; j++)
-		if (j == i)
-			return k->maps[j];
-	return NULL;
-}
+/* The pin of the object's read-only data: the capacities it was loaded with. */
+#define RODATA_PIN "rodata"
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -193,6 +183,271 @@ static int set_ops_id(struct bpf_object *obj, struct bpf_map *ops, const char *i
 	return -ENOENT;
 }
 
+/* The tx queues of every device qdiscctl sees: what an mq on each would need. */
+static uint32_t host_tx_queues(void)
+{
+	DIR *d = opendir("/sys/class/net");
+	uint64_t n = 0;
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[PATH_MAX];
+		struct dirent *q;
+		DIR *qd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues", e->d_name);
+		qd = opendir(path);
+		while (qd && (q = readdir(qd)))
+			n += !strncmp(q->d_name, "tx-", 3);
+		if (qd)
+			closedir(qd);
+	}
+	if (d)
+		closedir(d);
+	return n > QD_SLOTS_MAX ? QD_SLOTS_MAX : n;
+}
+
+/* The capacity of k named by the len bytes at name: its index, or -1. */
+static int cap_index(const struct qd_kind *k, const char *name, size_t len)
+{
+	for (int i = 0; i < qd_kind_ncaps(k); i++) {
+		const char *n = qd_kind_cap(k, i)->name;
+
+		if (strlen(n) == len && !strncmp(n, name, len))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Apply --capacity to cap, marking in named which it sets: 0, or one line
+ * naming the bad token and -EINVAL.
+ */
+static int cap_apply(const struct qd_kind *k, const char *spec, uint32_t *cap, bool *named)
+{
+	const char *p = spec;
+
+	while (p && *p) {
+		const char *end = strchrnul(p, ','), *eq = memchr(p, '=', end - p);
+		const struct qd_cap *c;
+		unsigned long long v;
+		char *vend;
+		int i;
+
+		i = eq ? cap_index(k, p, eq - p) : -1;
+		if (i < 0) {
+			qd_err("--capacity: %s has no capacity \"%.*s\" (%s)", k->name,
+			       (int)((eq ? eq : end) - p), p, "'qdiscctl help KIND' lists them");
+			return -EINVAL;
+		}
+		c = qd_kind_cap(k, i);
+		errno = 0;
+		v = strtoull(eq + 1, &vend, 0);
+		if (errno || vend != end || eq + 1 == end || eq[1] == '-' || v < c->min ||
+		    v > c->max || ((c->flags & QD_CAP_POW2) && (v & (v - 1)))) {
+			qd_err("--capacity: %s %s \"%.*s\" is not %s from %u to %u", k->name,
+			       c->name, (int)(end - eq - 1), eq + 1,
+			       c->flags & QD_CAP_POW2 ? "a power of two" : "a number", c->min,
+			       c->max);
+			return -EINVAL;
+		}
+		cap[i] = v;
+		if (named)
+			named[i] = true;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+int qd_cap_check(const struct qd_kind *k, const char *spec)
+{
+	uint32_t cap[QD_CAPS_MAX];
+
+	return cap_apply(k, spec, cap, NULL);
+}
+
+/*
+ * The capacities of a new registration of k with room for need instances:
+ * the kind's defaults, instance slots for every tx queue of the host's
+ * devices (so that an mq on every one fits), rounded up to QD_SLOTS_MIN,
+ * then --capacity. sysfs shows the initial namespace's devices, here is
+ * the count of the namespace being worked in; one of them may be both.
+ */
+static int plan_capacity(const struct qd_kind *k, uint32_t need, uint64_t here, uint32_t *cap)
+{
+	uint64_t slots = host_tx_queues();
+
+	if (slots < here)
+		slots = here;
+	if (++slots < need)
+		slots = need;
+	slots = (slots + QD_SLOTS_MIN - 1) / QD_SLOTS_MIN * QD_SLOTS_MIN;
+	cap[QD_CAP_INSTANCES] = slots > QD_SLOTS_MAX ? QD_SLOTS_MAX : slots;
+	for (int i = 1; i < qd_kind_ncaps(k); i++)
+		cap[i] = qd_kind_cap(k, i)->def;
+	if (cap_apply(k, qd_opts.capacity, cap, NULL))
+		return -EINVAL;
+	if (cap[QD_CAP_INSTANCES] < need) {
+		qd_err("%s: %u instances are needed but a registration holds at most %u "
+		       "(--capacity instances=N)",
+		       k->name, need, cap[QD_CAP_INSTANCES]);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* The read-only data of obj: its map, and the BTF section that lays it out. */
+static struct bpf_map *rodata_map(struct bpf_object *obj)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, obj) {
+		const char *name = bpf_map__name(map);
+		const char *dot = strchr(name, '.');
+
+		if (bpf_map__is_internal(map) && dot && !strcmp(dot, ".rodata"))
+			return map;
+	}
+	return NULL;
+}
+
+/*
+ * Offsets of k's capacities (qd_cap_NAME) in a .rodata laid out by btf:
+ * off[i] is -1 for a capacity the program does not read.
+ */
+static void cap_offsets(const struct qd_kind *k, const struct btf *btf, long *off)
+{
+	int sec = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+	const struct btf_type *t = sec > 0 ? btf__type_by_id(btf, sec) : NULL;
+	const struct btf_var_secinfo *v = t ? btf_var_secinfos(t) : NULL;
+
+	for (int i = 0; i < QD_CAPS_MAX; i++)
+		off[i] = -1;
+	for (int j = 0; t && j < btf_vlen(t); j++, v++) {
+		const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
+		int i;
+
+		if (strncmp(name, "qd_cap_", 7) || v->size != sizeof(uint32_t))
+			continue;
+		i = cap_index(k, name + 7, strlen(name + 7));
+		if (i >= 0)
+			off[i] = v->offset;
+	}
+}
+
+/* Size obj for r->cap: every map, and the qd_cap_NAME the programs read. */
+static int set_capacity(struct bpf_object *obj, const struct qd_reg *r)
+{
+	const struct qd_kind *k = r->kind;
+	struct bpf_map *map, *ro = rodata_map(obj);
+	long off[QD_CAPS_MAX];
+	size_t size = 0;
+	char *data = ro ? bpf_map__initial_value(ro, &size) : NULL;
+
+	bpf_object__for_each_map(map, obj) {
+		const char *name = bpf_map__name(map);
+		uint32_t n = 0;
+
+		if (!strcmp(name, "insts") || !strcmp(name, "cfgs"))
+			n = r->cap[QD_CAP_INSTANCES];
+		else if (!strcmp(name, "pending"))
+			n = r->cap[QD_CAP_INSTANCES] + 1;
+		else if (k->map_entries && !bpf_map__is_internal(map))
+			n = k->map_entries(name, r->cap);
+		if (n && bpf_map__set_max_entries(map, n))
+			return -errno;
+	}
+	cap_offsets(k, bpf_object__btf(obj), off);
+	/* Every kind reads qd_cap_instances: a program without it is not ours. */
+	if (!data || off[QD_CAP_INSTANCES] < 0)
+		return -ENOENT;
+	for (int i = 0; i < QD_CAPS_MAX; i++)
+		if (off[i] >= 0 && (size_t)off[i] + sizeof(uint32_t) <= size)
+			memcpy(data + off[i], &r->cap[i], sizeof(uint32_t));
+	return 0;
+}
+
+int qd_reg_caps(struct qd_reg *r)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), zero = 0;
+	char path[PATH_MAX], *val = NULL;
+	long off[QD_CAPS_MAX];
+	struct btf *btf = NULL;
+	int fd, err;
+
+	pin_path(path, r->dir, RODATA_PIN);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	/* Another program could have been pinned here: bound what is read. */
+	if (!err && (info.value_size > 4096 || !info.btf_id))
+		err = -EINVAL;
+	if (!err) {
+		btf = btf__load_from_kernel_by_id(info.btf_id);
+		val = calloc(1, info.value_size);
+		err = !btf ? -errno : !val ? -ENOMEM : 0;
+	}
+	if (!err && bpf_map_lookup_elem(fd, &zero, val))
+		err = -errno;
+	if (!err) {
+		cap_offsets(r->kind, btf, off);
+		for (int i = 0; i < QD_CAPS_MAX; i++)
+			if (off[i] >= 0 && (size_t)off[i] + sizeof(uint32_t) <= info.value_size)
+				memcpy(&r->cap[i], val + off[i], sizeof(uint32_t));
+	}
+	free(val);
+	btf__free(btf);
+	close(fd);
+	return err;
+}
+
+int qd_reg_memory(const struct qd_reg *r, uint64_t *bytes, unsigned int *maps)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	*bytes = 0;
+	*maps = 0;
+	pin_path(path, r->dir, NULL);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+		unsigned long long mem;
+		char line[128];
+		FILE *f;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		pin_path(path, r->dir, e->d_name);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		/* Links and programs are pinned here too; only maps hold memory we count. */
+		if (!bpf_map_get_info_by_fd(fd, &info, &len)) {
+			snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+			f = fopen(path, "r");
+			while (f && fgets(line, sizeof(line), f))
+				if (sscanf(line, "memlock: %llu", &mem) == 1)
+					*bytes += mem;
+			if (f)
+				fclose(f);
+			(*maps)++;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return 0;
+}
+
 int qd_reg_set_defaults(const struct qd_reg *r, const void *cfg)
 {
 	struct qd_place zero = {};
@@ -277,6 +532,8 @@ static int do_register(struct qd_reg *r)
 		if (bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
 			ops = map;
 	err = ops ? set_ops_id(obj, ops, r->id) : -ENOENT;
+	if (!err)
+		err = set_capacity(obj, r);
 	if (err) {
 		qd_err("%s: the embedded BPF object has no usable Qdisc_ops", k->name);
 		goto out;
@@ -284,6 +541,12 @@ static int do_register(struct qd_reg *r)
 	/* qdiscctl attaches and pins the link itself. */
 	bpf_map__set_autoattach(ops, false);
 	err = bpf_object__load(obj);
+	if (err == -ENOMEM || err == -E2BIG) {
+		qd_err("%s: no memory for a registration of %u instances (the capacity it would "
+		       "have: 'qdiscctl -d kinds'; --capacity sets it)",
+		       k->name, r->cap[QD_CAP_INSTANCES]);
+		goto out;
+	}
 	if (err) {
 		qd_err("%s: the kernel refused the BPF program: %s%s", k->name, strerror(-err),
 		       qd_opts.verbose >= 2 ? "" : " (-vv shows the verifier log)");
@@ -304,10 +567,17 @@ static int do_register(struct qd_reg *r)
 		qd_err("cannot create %s: %s", path, strerror(-err));
 		goto out;
 	}
-	for (size_t i = 0; pinned_map(k, i) && !err; i++) {
-		pin_path(path, r->dir, pinned_map(k, i));
-		map = bpf_object__find_map_by_name(obj, pinned_map(k, i));
-		err = map ? bpf_map__pin(map, path) : -ENOENT;
+	/* Every map, so that its memory can be counted and nothing is hidden. */
+	bpf_object__for_each_map(map, obj) {
+		const char *name = bpf_map__name(map);
+
+		if (map == ops || err)
+			continue;
+		/* bpffs takes no dots: ".rodata" is pinned as "rodata". */
+		if (bpf_map__is_internal(map) && strchr(name, '.'))
+			name = strchr(name, '.') + 1;
+		pin_path(path, r->dir, name);
+		err = bpf_map__pin(map, path);
 	}
 	if (!err && k->egress_prog) {
 		struct bpf_program *prog = bpf_object__find_program_by_name(obj, k->egress_prog);
@@ -362,40 +632,72 @@ static int open_version(struct qd_reg *r)
 	return open_pinned(r);
 }
 
-int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create)
+/* Has r room for need more instances, and the capacities --capacity asks for? */
+static bool has_room(struct qd_reg *r, uint32_t need, const uint32_t *want, const bool *named)
 {
-	char fp[QD_FP_LEN], path[PATH_MAX];
-	bool tried = false;
-	int err = -ENOENT;
+	struct qd_insts l;
+	bool ok;
+
+	if (qd_reg_list(r, &l))
+		return false;
+	ok = r->slots - l.n >= need && (!named[QD_CAP_INSTANCES] || r->slots >= want[0]);
+	qd_insts_free(&l);
+	for (int i = 1; i < QD_CAPS_MAX && ok; i++)
+		if (named[i])
+			ok = !qd_reg_caps(r) && r->cap[i] >= want[i];
+	return ok;
+}
+
+int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, uint32_t need)
+{
+	uint32_t want[QD_CAPS_MAX] = {};
+	bool named[QD_CAPS_MAX] = {};
+	char fp[QD_FP_LEN];
 
 	reg_init(r, k);
+	if (need && cap_apply(k, qd_opts.capacity, want, named))
+		return -EINVAL;
 	qd_kind_fingerprint(k, fp);
 	for (int v = 0; v < QD_REG_VERSIONS; v++) {
 		if (version_names(k, v, r) || open_version(r))
 			continue;
-		if (!strcmp(r->fp, fp))
+		if (!strcmp(r->fp, fp) && (!need || has_room(r, need, want, named)))
 			return 0;
 		qd_reg_close(r);
 	}
+	return -ENOENT;
+}
+
+int qd_reg_create(const struct qd_kind *k, struct qd_reg *r, uint32_t need, uint64_t here)
+{
+	uint32_t cap[QD_CAPS_MAX] = {};
+	char path[PATH_MAX];
+	bool tried = false;
+	int err = -ENOENT;
+
+	reg_init(r, k);
+	if (plan_capacity(k, need, here, cap))
+		return -EINVAL;
 	/* The first free version whose id the kernel does not know any more. */
-	for (int v = 0; create && v < QD_REG_VERSIONS; v++) {
+	for (int v = 0; v < QD_REG_VERSIONS; v++) {
 		if (version_names(k, v, r))
 			break;
 		pin_path(path, r->dir, NULL);
 		if (!access(path, F_OK))
 			continue;
 		tried = true;
+		memcpy(r->cap, cap, sizeof(r->cap));
 		err = do_register(r);
 		if (err != -EEXIST)
 			break;
 	}
-	if (create && err == -EEXIST)
+	if (err == -EEXIST)
 		qd_err("%s: every Qdisc_ops id for a new version is taken (%s.1 .. %s.%d)", k->name,
 		       k->id, k->id, QD_REG_VERSIONS - 1);
-	else if (create && !tried)
-		qd_err("%s: no room for another version under %s: 'qdiscctl gc' removes unused "
-		       "ones",
-		       k->name, QD_PIN_ROOT);
+	else if (!tried)
+		qd_err("%s: no room for another registration under %s (versions and further "
+		       "capacity share %d): 'qdiscctl gc' removes unused ones",
+		       k->name, QD_PIN_ROOT, QD_REG_VERSIONS);
 	r->created = !err;
 	if (err)
 		qd_reg_close(r);

@@ -34,6 +34,11 @@ struct qd_reg {
 	int pending_fd;
 	uint32_t inst_size; /* value size of insts: header plus kind state */
 	uint32_t slots;	    /* instance slots: the entries of insts */
+	/*
+	 * Capacities (QD_CAP_INSTANCES, then the kind's): what a new
+	 * registration is made with; read back by qd_reg_caps.
+	 */
+	uint32_t cap[QD_CAPS_MAX];
 	bool created;	    /* registered by this process */
 };
 
@@ -45,12 +50,35 @@ int qd_lock(void);
 void qd_unlock(int fd);
 
 /*
- * Open the registration of k that runs this qdiscctl's program; with
- * create, register it when absent (loading the embedded program), beside
- * any other version. -ENOENT when absent and !create. Prints its errors
- * when it registers.
+ * Free slots `default KIND` makes sure of: the kernel takes the children
+ * of every mq it makes later, on devices that come up, from them.
  */
-int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, bool create);
+#define QD_DEFAULT_SLOTS 1024
+
+/*
+ * Open a registration of k that runs this qdiscctl's program and has room
+ * for need more instances (and, with --capacity, at least the capacities
+ * it names; need 0: any): 0, or -ENOENT when there is none.
+ */
+int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, uint32_t need);
+/*
+ * Register k beside its other registrations (loading the embedded
+ * program), sized for the host: an instance slot for every tx queue of
+ * the devices sysfs shows, or of the here tx queues of the network
+ * namespace the caller works in if that is more, and at least need,
+ * rounded up to QD_SLOTS_MIN; the kind's capacities from --capacity or
+ * their defaults. Prints its errors.
+ */
+int qd_reg_create(const struct qd_kind *k, struct qd_reg *r, uint32_t need, uint64_t here);
+/* The capacities r was registered with, into r->cap: 0 or -errno. */
+int qd_reg_caps(struct qd_reg *r);
+/* The map memory of r (bytes_memlock of every map it pins) and how many maps. */
+int qd_reg_memory(const struct qd_reg *r, uint64_t *bytes, unsigned int *maps);
+/*
+ * Check --capacity (NAME=N,...) against k's capacities: 0, or prints one
+ * line naming the bad token and returns -EINVAL.
+ */
+int qd_cap_check(const struct qd_kind *k, const char *spec);
 /* The kind whose registration, of any version, has Qdisc_ops id id; or NULL. */
 const struct qd_kind *qd_reg_kind(const char *id);
 /* Open the registration whose Qdisc_ops id is id (a kind the kernel reports). */

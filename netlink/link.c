@@ -70,6 +70,26 @@ int link_num_tx_queues(struct rtnl *r, int ifindex, uint32_t *n)
 	return 0;
 }
 
+static int txq_sum(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	uint64_t *sum = data;
+	uint32_t n;
+
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(*ifi) &&
+	    !link_msg_num_tx_queues(nlh, ifi->ifi_index, &n))
+		*sum += n;
+	return MNL_CB_OK;
+}
+
+int link_tx_queues_total(struct rtnl *r, uint64_t *n)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	*n = 0;
+	return rtnl_dump(r, link_req(buf, 0), txq_sum, n);
+}
+
 int link_names_add(struct link_names *ln, const struct nlmsghdr *nlh)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);

@@ -11,6 +11,8 @@ struct rtnl;
 
 /* The device's number of tx queues (IFLA_NUM_TX_QUEUES): 0 or -errno. */
 int link_num_tx_queues(struct rtnl *r, int ifindex, uint32_t *n);
+/* The tx queues of every device in this network namespace, from one dump. */
+int link_tx_queues_total(struct rtnl *r, uint64_t *n);
 /* The same from one RTM_NEWLINK message: 0, or -ENOENT when it does not say. */
 int link_msg_num_tx_queues(const struct nlmsghdr *nlh, int ifindex, uint32_t *n);
 

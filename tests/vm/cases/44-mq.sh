@@ -136,17 +136,27 @@ no_mq "refused words"
 must ip -n a link add d1 type dummy
 expect_fail 1 'one tx queue' qd add dev d1 root mq fifo
 no_mq "single queue"
-# fq has 8 slots: 4 in use here, so a 5-queue device is refused before
-# anything is installed on it.
-must qd add dev va root mq fq
+# A registration of 8 slots (-C) with 4 in use: a 5-queue device gets a
+# further registration of its own, all its children in it, and va is not
+# touched.
+must qd -C instances=8 add dev va root mq fq
 must ip -n a link add vx numtxqueues 5 numrxqueues 5 type veth peer name vy
-expect_fail 1 'vx has 5 tx queues but fq has 4 free instance slots of 8' qd add dev vx root mq fq
-assert_no_match "$(in_a tc qdisc show dev vx)" 'mq|qdiscctl' "nothing on vx"
+must qd -C instances=8 add dev vx root mq fq
+assert_eq "$(in_a tc qdisc show dev vx | grep -c '^qdisc qdiscctl_fq\.1 ')" 5 "vx's children: $(in_a tc qdisc show dev vx)"
 assert_eq "$(heads qd | grep -c '^qdiscctl_fq ')" "$NTX" "va untouched"
-# 9 queues can never fit.
+assert_eq "$(ls /sys/fs/bpf/qdiscctl | tr '\n' ' ')" "fq fq-1 " "two registrations"
+# replace with the same kind rewrites the children where they are.
+before=$(in_a tc qdisc show dev vx | awk '$2 == "qdiscctl_fq.1" { print $3 }' | sort | tr '\n' ' ')
+must qd replace dev vx root mq fq flow_limit 33
+assert_eq "$(in_a tc qdisc show dev vx | awk '$2 == "qdiscctl_fq.1" { print $3 }' | sort | tr '\n' ' ')" "$before" "the same children"
+assert_eq "$(qd -j show dev vx | jq -c '[.[1:][] | .options.flow_limit] | unique')" "[33]" "with the new options"
+assert_eq "$(ls /sys/fs/bpf/qdiscctl | tr '\n' ' ')" "fq fq-1 " "no registration left over"
+must qd del dev vx root
+assert_eq "$(ls /sys/fs/bpf/qdiscctl)" fq "the further one goes with its last instance"
+# 9 queues never fit a registration of 8 slots: refused before anything.
 must ip -n a link add vz numtxqueues 9 numrxqueues 9 type dummy
 must qd del dev va root
-expect_fail 1 'vz has 9 tx queues but fq has 8 free instance slots of 8' qd add dev vz root mq fq
+expect_fail 1 '9 instances are needed but a registration holds at most 8' qd -C instances=8 add dev vz root mq fq
 no_mq "too many queues"
 # Exclusive add onto an existing root; del of the whole tree.
 must qd add dev va root handle 1: mq fifo
