@@ -204,7 +204,7 @@ static int run_default(int argc, char **argv)
 		qd_kind_defaults(k, cfg);
 		if (qd_kind_parse(k, argc - 2, argv + 2, cfg) ||
 		    qd_kind_check_required(k, argc - 2, argv + 2) ||
-		    qd_cap_check(k, qd_opts.capacity))
+		    qd_kind_caps_check(k, qd_opts.capacity))
 			return QD_EXIT_USAGE;
 		if ((ret = qd_check_kernel(k)))
 			return ret;

@@ -142,6 +142,16 @@ static void kind(const struct qd_kind *k)
 		else
 			printf(" (default \\fB%s\\fR).\n", qd_opt_default_text(o, d, sizeof(d)));
 	}
+	printf(".PP\nCapacities, fixed when the kind is registered (\\fB\\-C\\fR "
+	       "\\fINAME\\fB=\\fIN\\fR):");
+	for (int i = 0; i < qd_kind_ncaps(k); i++) {
+		const struct qd_cap *c = qd_kind_cap(k, i);
+
+		printf("%s\\fB%s\\fR", i ? ", " : " ", c->name);
+		if (c->def)
+			printf(" (default %u)", c->def);
+	}
+	printf(".\n");
 	if (k->stats && k->stats->name) {
 		printf(".PP\nStatistics (\\fBshow \\-s\\fR; JSON keys):");
 		for (const struct qd_stat *s = k->stats; s->name; s++) {

@@ -113,7 +113,11 @@ static void print_options(const struct qdisc_info *qi, void *data)
 		char fp[QD_FP_LEN];
 
 		qd_kind_fingerprint(reg->kind, fp);
+		uint64_t mem;
+		unsigned int maps;
+
 		print_uint(PRINT_ANY, "qdiscctl_slot", "slot %llu ", id);
+		print_uint(PRINT_ANY, "qdiscctl_slots", "of %llu ", reg->slots);
 		/* Which program runs it: after an upgrade, old instances keep theirs. */
 		print_string(PRINT_ANY, "qdiscctl_version", "version %s ", reg->id);
 		print_string(PRINT_ANY, "qdiscctl_elf", "elf %s ",
@@ -121,6 +125,11 @@ static void print_options(const struct qdisc_info *qi, void *data)
 		print_bool(PRINT_ANY, "qdiscctl_current", NULL, !strcmp(reg->fp, fp));
 		if (strcmp(reg->fp, fp))
 			print_string(PRINT_FP, NULL, "%s ", "(not this qdiscctl's)");
+		/* What the whole registration holds in maps, as bpftool's bytes_memlock. */
+		if (!qd_reg_memory(reg, &mem, &maps)) {
+			print_uint(PRINT_JSON, "qdiscctl_memory", NULL, mem);
+			print_text("memory %.1fMiB ", mem / 1048576.0);
+		}
 	}
 }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,64 @@ int qd_kind_ncaps(const struct qd_kind *k)
 const struct qd_cap *qd_kind_cap(const struct qd_kind *k, int i)
 {
 	return i == QD_CAP_INSTANCES ? &qd_instances_cap : &k->caps[i - 1];
+}
+
+int qd_kind_cap_index(const struct qd_kind *k, const char *name, size_t len)
+{
+	for (int i = 0; i < qd_kind_ncaps(k); i++) {
+		const char *n = qd_kind_cap(k, i)->name;
+
+		if (strlen(n) == len && !strncmp(n, name, len))
+			return i;
+	}
+	return -1;
+}
+
+int qd_kind_caps_parse(const struct qd_kind *k, const char *spec, uint32_t *cap, bool *named)
+{
+	const char *p = spec;
+
+	while (p && *p) {
+		const char *end = strchrnul(p, ','), *eq = memchr(p, '=', end - p);
+		const struct qd_cap *c;
+		unsigned long long v;
+		char *vend;
+		int i;
+
+		if (!eq) {
+			qd_err("--capacity: \"%.*s\" is not NAME=NUMBER", (int)(end - p), p);
+			return -EINVAL;
+		}
+		i = qd_kind_cap_index(k, p, eq - p);
+		if (i < 0) {
+			qd_err("--capacity: %s has no capacity \"%.*s\" ('qdiscctl help %s' lists them)",
+			       k->name, (int)(eq - p), p, k->name);
+			return -EINVAL;
+		}
+		c = qd_kind_cap(k, i);
+		errno = 0;
+		v = isdigit((unsigned char)eq[1]) ? strtoull(eq + 1, &vend, 0) : 0;
+		if (!isdigit((unsigned char)eq[1]) || errno || vend != end || v < c->min ||
+		    v > c->max || ((c->flags & QD_CAP_POW2) && (v & (v - 1)))) {
+			qd_err("--capacity: %s %s \"%.*s\" is not %s from %u to %u", k->name,
+			       c->name, (int)(end - eq - 1), eq + 1,
+			       c->flags & QD_CAP_POW2 ? "a power of two" : "a number", c->min,
+			       c->max);
+			return -EINVAL;
+		}
+		cap[i] = v;
+		if (named)
+			named[i] = true;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+int qd_kind_caps_check(const struct qd_kind *k, const char *spec)
+{
+	uint32_t cap[QD_CAPS_MAX];
+
+	return qd_kind_caps_parse(k, spec, cap, NULL);
 }
 
 const char *qd_opt_metavar(const struct qd_opt *o)

@@ -251,6 +251,16 @@ const struct qd_kind *qd_kind_find(const char *name);
 const struct qd_cap *qd_kind_cap(const struct qd_kind *k, int i);
 /* How many capacities k has, instances included. */
 int qd_kind_ncaps(const struct qd_kind *k);
+/* The index of k's capacity named by the len bytes at name, or -1. */
+int qd_kind_cap_index(const struct qd_kind *k, const char *name, size_t len);
+/*
+ * Apply a --capacity spec ("NAME=N,NAME=N", N in the capacity's range;
+ * NULL: none) to cap, marking in named (or NULL) which it sets: 0, or one
+ * line naming the bad token and -EINVAL.
+ */
+int qd_kind_caps_parse(const struct qd_kind *k, const char *spec, uint32_t *cap, bool *named);
+/* The same, only checking. */
+int qd_kind_caps_check(const struct qd_kind *k, const char *spec);
 
 const char *qd_opt_metavar(const struct qd_opt *o);
 bool qd_opt_is_keyword(const struct qd_opt *o);

@@ -209,65 +209,6 @@ static uint32_t host_tx_queues(void)
 	return n > QD_SLOTS_MAX ? QD_SLOTS_MAX : n;
 }
 
-/* The capacity of k named by the len bytes at name: its index, or -1. */
-static int cap_index(const struct qd_kind *k, const char *name, size_t len)
-{
-	for (int i = 0; i < qd_kind_ncaps(k); i++) {
-		const char *n = qd_kind_cap(k, i)->name;
-
-		if (strlen(n) == len && !strncmp(n, name, len))
-			return i;
-	}
-	return -1;
-}
-
-/*
- * Apply --capacity to cap, marking in named which it sets: 0, or one line
- * naming the bad token and -EINVAL.
- */
-static int cap_apply(const struct qd_kind *k, const char *spec, uint32_t *cap, bool *named)
-{
-	const char *p = spec;
-
-	while (p && *p) {
-		const char *end = strchrnul(p, ','), *eq = memchr(p, '=', end - p);
-		const struct qd_cap *c;
-		unsigned long long v;
-		char *vend;
-		int i;
-
-		i = eq ? cap_index(k, p, eq - p) : -1;
-		if (i < 0) {
-			qd_err("--capacity: %s has no capacity \"%.*s\" (%s)", k->name,
-			       (int)((eq ? eq : end) - p), p, "'qdiscctl help KIND' lists them");
-			return -EINVAL;
-		}
-		c = qd_kind_cap(k, i);
-		errno = 0;
-		v = strtoull(eq + 1, &vend, 0);
-		if (errno || vend != end || eq + 1 == end || eq[1] == '-' || v < c->min ||
-		    v > c->max || ((c->flags & QD_CAP_POW2) && (v & (v - 1)))) {
-			qd_err("--capacity: %s %s \"%.*s\" is not %s from %u to %u", k->name,
-			       c->name, (int)(end - eq - 1), eq + 1,
-			       c->flags & QD_CAP_POW2 ? "a power of two" : "a number", c->min,
-			       c->max);
-			return -EINVAL;
-		}
-		cap[i] = v;
-		if (named)
-			named[i] = true;
-		p = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
-int qd_cap_check(const struct qd_kind *k, const char *spec)
-{
-	uint32_t cap[QD_CAPS_MAX];
-
-	return cap_apply(k, spec, cap, NULL);
-}
-
 /*
  * The capacities of a new registration of k with room for need instances:
  * the kind's defaults, instance slots for every tx queue of the host's
@@ -287,7 +228,7 @@ static int plan_capacity(const struct qd_kind *k, uint32_t need, uint64_t here, 
 	cap[QD_CAP_INSTANCES] = slots > QD_SLOTS_MAX ? QD_SLOTS_MAX : slots;
 	for (int i = 1; i < qd_kind_ncaps(k); i++)
 		cap[i] = qd_kind_cap(k, i)->def;
-	if (cap_apply(k, qd_opts.capacity, cap, NULL))
+	if (qd_kind_caps_parse(k, qd_opts.capacity, cap, NULL))
 		return -EINVAL;
 	if (cap[QD_CAP_INSTANCES] < need) {
 		qd_err("%s: %u instances are needed but a registration holds at most %u "
@@ -331,7 +272,7 @@ static void cap_offsets(const struct qd_kind *k, const struct btf *btf, long *of
 
 		if (strncmp(name, "qd_cap_", 7) || v->size != sizeof(uint32_t))
 			continue;
-		i = cap_index(k, name + 7, strlen(name + 7));
+		i = qd_kind_cap_index(k, name + 7, strlen(name + 7));
 		if (i >= 0)
 			off[i] = v->offset;
 	}
@@ -655,7 +596,7 @@ int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, uint32_t need)
 	char fp[QD_FP_LEN];
 
 	reg_init(r, k);
-	if (need && cap_apply(k, qd_opts.capacity, want, named))
+	if (need && qd_kind_caps_parse(k, qd_opts.capacity, want, named))
 		return -EINVAL;
 	qd_kind_fingerprint(k, fp);
 	for (int v = 0; v < QD_REG_VERSIONS; v++) {

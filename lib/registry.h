@@ -74,11 +74,7 @@ int qd_reg_create(const struct qd_kind *k, struct qd_reg *r, uint32_t need, uint
 int qd_reg_caps(struct qd_reg *r);
 /* The map memory of r (bytes_memlock of every map it pins) and how many maps. */
 int qd_reg_memory(const struct qd_reg *r, uint64_t *bytes, unsigned int *maps);
-/*
- * Check --capacity (NAME=N,...) against k's capacities: 0, or prints one
- * line naming the bad token and returns -EINVAL.
- */
-int qd_cap_check(const struct qd_kind *k, const char *spec);
+
 /* The kind whose registration, of any version, has Qdisc_ops id id; or NULL. */
 const struct qd_kind *qd_reg_kind(const char *id);
 /* Open the registration whose Qdisc_ops id is id (a kind the kernel reports). */
