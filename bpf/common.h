@@ -135,11 +135,13 @@ static __always_inline void *qd_pending_cfg(void *pending, const struct qd_place
 }
 
 /*
- * What every kind's .init does first: claim a slot of insts,
+ * What every kind's .init does first: claim a slot of insts and keep it
+ * in sch->limit (so that .destroy gives it back even when the rest of
+ * .init fails),
  * copy the options qdiscctl left for this place (or the kind's defaults)
  * into the slot's cfgs entry of cfg_size bytes, and record where the
  * instance sits. Returns the slot or -errno; the kind then sets up its own
- * state and stores slot + 1 in sch->limit.
+ * state.
  */
 static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *insts, void *cfgs,
 					    void *pending, u32 cfg_size)
@@ -162,12 +164,68 @@ static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *insts, void
 	cfg = bpf_map_lookup_elem(cfgs, &id);
 	if (!h || !cfg)
 		return -ENOSPC;
+	sch->limit = id + 1;
 	__builtin_memcpy(cfg, src, cfg_size);
 	h->handle = sch->handle;
 	h->place = place;
 	bpf_map_delete_elem(pending, &place);
 	return slot;
 }
+
+/*
+ * enqueue's arguments, read from ctx where they are needed instead of
+ * through BPF_PROG: every helper call (lookups and kptr_xchg, though the
+ * verifier inlines them) clobbers r1-r5, so arguments loaded at entry
+ * would each hold a callee-saved register, which the JIT pushes and pops
+ * on every call.
+ */
+#define ENQ_SKB(ctx)	 ((struct sk_buff *)(ctx)[0])
+#define ENQ_SCH(ctx)	 ((struct Qdisc *)(ctx)[1])
+#define ENQ_TO_FREE(ctx) ((struct bpf_sk_buff_ptr *)(ctx)[2])
+
+/*
+ * A kind's .reset and .destroy, and its Qdisc_ops: both free what the
+ * instance holds with name##_drain(in, id), which the kind defines; reset
+ * then zeroes the queue's length and backlog, destroy gives the slot back.
+ * An instance whose .init failed before it claimed a slot has none, and
+ * neither finds anything to do. The ops' id is set by qdiscctl from the
+ * kind's descriptor.
+ */
+#define QD_QDISC_OPS(name, inst_type)                                         \
+	SEC("struct_ops/" #name "_reset")                                     \
+	void BPF_PROG(name##_reset, struct Qdisc *sch)                        \
+	{                                                                     \
+		u32 id = qd_slot(sch);                                        \
+		inst_type *in = bpf_map_lookup_elem(&insts, &id);             \
+                                                                              \
+		if (!in)                                                      \
+			return;                                               \
+		name##_drain(in, id);                                         \
+		sch->q.qlen = 0;                                              \
+		sch->qstats.backlog = 0;                                      \
+	}                                                                     \
+                                                                              \
+	SEC("struct_ops/" #name "_destroy")                                   \
+	void BPF_PROG(name##_destroy, struct Qdisc *sch)                      \
+	{                                                                     \
+		u32 id = qd_slot(sch);                                        \
+		inst_type *in = bpf_map_lookup_elem(&insts, &id);             \
+                                                                              \
+		if (!in)                                                      \
+			return;                                               \
+		/* .reset ran first, except after a failed .init. */          \
+		name##_drain(in, id);                                         \
+		qd_release(&in->hdr);                                         \
+	}                                                                     \
+                                                                              \
+	SEC(".struct_ops.link")                                               \
+	struct Qdisc_ops name = {                                             \
+		.enqueue = (void *)name##_enqueue,                            \
+		.dequeue = (void *)name##_dequeue,                            \
+		.init = (void *)name##_init,                                  \
+		.reset = (void *)name##_reset,                                \
+		.destroy = (void *)name##_destroy,                            \
+	}
 
 /*
  * When skb may leave, on CLOCK_MONOTONIC: its EDT stamp, or now. Kept by

@@ -420,6 +420,7 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	return skb;
 }
 
+/* Free every queued packet; with nothing queued the clocks start anew. */
 static __always_inline void edt_drain(struct edt_inst *in, u32 id)
 {
 	int c, i;
@@ -441,8 +442,10 @@ static __always_inline void edt_drain(struct edt_inst *in, u32 id)
 				bpf_kfree_skb(skb);
 		}
 		q->backlog = 0;
+		q->t_next = 0;
 	}
 	in->busy = 0;
+	in->t_next = 0;
 }
 
 SEC("struct_ops/edt_init")
@@ -465,37 +468,7 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
 	in->t_next = 0;
 	in->win_start = bpf_ktime_get_ns();
 	in->win_bytes = 0;
-	sch->limit = id + 1;
 	return 0;
-}
-
-SEC("struct_ops/edt_reset")
-void BPF_PROG(edt_reset, struct Qdisc *sch)
-{
-	u32 id = qd_slot(sch);
-	struct edt_inst *in = bpf_map_lookup_elem(&insts, &id);
-	u32 c;
-
-	if (!in)
-		return;
-	edt_drain(in, id);
-	in->t_next = 0;
-	for (c = 0; c < EDT_CLASSES; c++)
-		in->classes[c].t_next = 0;
-	sch->q.qlen = 0;
-	sch->qstats.backlog = 0;
-}
-
-SEC("struct_ops/edt_destroy")
-void BPF_PROG(edt_destroy, struct Qdisc *sch)
-{
-	u32 id = qd_slot(sch);
-	struct edt_inst *in = bpf_map_lookup_elem(&insts, &id);
-
-	if (!in)
-		return;
-	edt_drain(in, id);
-	qd_release(&in->hdr);
 }
 
 /*
@@ -559,12 +532,4 @@ int edt_ce_mark(struct __sk_buff *ctx)
 	return TC_ACT_OK;
 }
 
-/* The kind's id is set by qdiscctl from its descriptor. */
-SEC(".struct_ops.link")
-struct Qdisc_ops edt = {
-	.enqueue = (void *)edt_enqueue,
-	.dequeue = (void *)edt_dequeue,
-	.init = (void *)edt_init,
-	.reset = (void *)edt_reset,
-	.destroy = (void *)edt_destroy,
-};
+QD_QDISC_OPS(edt, struct edt_inst);

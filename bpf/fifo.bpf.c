@@ -85,17 +85,6 @@ static __always_inline void fifo_drain(struct fifo_inst *in, u32 id)
 	}
 }
 
-/*
- * enqueue reads its arguments from ctx where it needs them instead of
- * through BPF_PROG: every helper call (lookups and kptr_xchg, though the
- * verifier inlines them) clobbers r1-r5, so arguments loaded at entry
- * would each hold a callee-saved register, which the JIT pushes and pops
- * on every call.
- */
-#define ENQ_SKB(ctx)	 ((struct sk_buff *)(ctx)[0])
-#define ENQ_SCH(ctx)	 ((struct Qdisc *)(ctx)[1])
-#define ENQ_TO_FREE(ctx) ((struct bpf_sk_buff_ptr *)(ctx)[2])
-
 SEC("struct_ops/fifo_enqueue")
 int fifo_enqueue(unsigned long long *ctx)
 {
@@ -194,42 +183,7 @@ int BPF_PROG(fifo_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ex
 	/* .destroy left the fast slot and the ring empty. */
 	in->head = FIFO_FIRST_POS;
 	in->tail = FIFO_FIRST_POS;
-	sch->limit = id + 1;
 	return 0;
 }
 
-SEC("struct_ops/fifo_reset")
-void BPF_PROG(fifo_reset, struct Qdisc *sch)
-{
-	u32 id = qd_slot(sch);
-	struct fifo_inst *in = bpf_map_lookup_elem(&insts, &id);
-
-	if (!in)
-		return;
-	fifo_drain(in, id);
-	sch->q.qlen = 0;
-	sch->qstats.backlog = 0;
-}
-
-SEC("struct_ops/fifo_destroy")
-void BPF_PROG(fifo_destroy, struct Qdisc *sch)
-{
-	u32 id = qd_slot(sch);
-	struct fifo_inst *in = bpf_map_lookup_elem(&insts, &id);
-
-	if (!in)
-		return;
-	/* .reset ran first, except after a failed .init, which owns no slot. */
-	fifo_drain(in, id);
-	qd_release(&in->hdr);
-}
-
-/* The kind's id is set by qdiscctl from its descriptor. */
-SEC(".struct_ops.link")
-struct Qdisc_ops fifo = {
-	.enqueue = (void *)fifo_enqueue,
-	.dequeue = (void *)fifo_dequeue,
-	.init = (void *)fifo_init,
-	.reset = (void *)fifo_reset,
-	.destroy = (void *)fifo_destroy,
-};
+QD_QDISC_OPS(fifo, struct fifo_inst);

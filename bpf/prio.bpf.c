@@ -115,11 +115,6 @@ static __always_inline void prio_drain(struct prio_inst *in, u32 id)
 	in->active = 0;
 }
 
-/* As in fifo.bpf.c: arguments read from ctx where needed, not held in registers. */
-#define ENQ_SKB(ctx)	 ((struct sk_buff *)(ctx)[0])
-#define ENQ_SCH(ctx)	 ((struct Qdisc *)(ctx)[1])
-#define ENQ_TO_FREE(ctx) ((struct bpf_sk_buff_ptr *)(ctx)[2])
-
 SEC("struct_ops/prio_enqueue")
 int prio_enqueue(unsigned long long *ctx)
 {
@@ -265,42 +260,7 @@ int BPF_PROG(prio_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ex
 		b->packets = 0;
 		b->drops = 0;
 	}
-	sch->limit = id + 1;
 	return 0;
 }
 
-SEC("struct_ops/prio_reset")
-void BPF_PROG(prio_reset, struct Qdisc *sch)
-{
-	u32 id = qd_slot(sch);
-	struct prio_inst *in = bpf_map_lookup_elem(&insts, &id);
-
-	if (!in)
-		return;
-	prio_drain(in, id);
-	sch->q.qlen = 0;
-	sch->qstats.backlog = 0;
-}
-
-SEC("struct_ops/prio_destroy")
-void BPF_PROG(prio_destroy, struct Qdisc *sch)
-{
-	u32 id = qd_slot(sch);
-	struct prio_inst *in = bpf_map_lookup_elem(&insts, &id);
-
-	if (!in)
-		return;
-	/* .reset ran first, except after a failed .init, which owns no slot. */
-	prio_drain(in, id);
-	qd_release(&in->hdr);
-}
-
-/* The kind's id is set by qdiscctl from its descriptor. */
-SEC(".struct_ops.link")
-struct Qdisc_ops prio = {
-	.enqueue = (void *)prio_enqueue,
-	.dequeue = (void *)prio_dequeue,
-	.init = (void *)prio_init,
-	.reset = (void *)prio_reset,
-	.destroy = (void *)prio_destroy,
-};
+QD_QDISC_OPS(prio, struct prio_inst);
