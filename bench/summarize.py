@@ -60,7 +60,11 @@ TARGETS = [
     ("edt achieved rate vs configured (1 DCTCP flow)", "abs_dev", ("shaped", "rate_ratio", "edt_dctcp"), 0.005),
     ("show -s, 1,000 qdiscs: qdiscctl / tc time", "max", ("show", "ms", "qdiscctl/tc"), 1.0),
     ("static binary, stripped (bytes)", "max", ("size", "bytes", "qdiscctl"), 2_000_000),
-]
+    # Issue 12's budgets: one 128-queue device under mq fq, and 1,024
+    # instances of any kind.
+    ("fq, registration for 128 instances: map memory (bytes)", "max", ("memory", "bytes", "fq-128"), 32 << 20),
+] + [(f"{k}, registration for 1,024 instances: map memory (bytes)", "max", ("memory", "bytes", f"{k}-1024"), 256 << 20)
+     for k in ("fifo", "prio", "fq", "edt")]
 
 
 def parse(path):
@@ -340,6 +344,21 @@ def md(res, png=None):
         if "qdiscctl" in size:
             L.append(f"Static binary: {int(size['qdiscctl']['median']):,} bytes stripped "
                      f"({int(size.get('qdiscctl-unstripped', {}).get('median', 0)):,} as built).\n")
+    mem = m.get("memory", {}).get("bytes", {})
+    if mem:
+        sizes = sorted({int(k.rsplit("-", 1)[1]) for k in mem})
+        kinds = sorted({k.rsplit("-", 1)[0] for k in mem})
+        L.append("## Map memory of a registration (bytes_memlock, MiB, by the instances it has room for)\n")
+        L.append("| kind | " + " | ".join(f"{n:,} instances" for n in sizes) + " | per instance |")
+        L.append("|---|" + "---|" * (len(sizes) + 1))
+        for kind in kinds:
+            row = [mem.get(f"{kind}-{n}", {}).get("median") for n in sizes]
+            lo, hi = sizes[0], sizes[-1]
+            a, b = mem.get(f"{kind}-{lo}", {}).get("median"), mem.get(f"{kind}-{hi}", {}).get("median")
+            per = f"{(b - a) / (hi - lo) / 1024:.1f} KiB" if a is not None and b is not None else "?"
+            L.append(f"| {kind} | " + " | ".join("?" if v is None else f"{v / 1048576:.1f}" for v in row)
+                     + f" | {per} |")
+        L.append("")
     if res["notes"]:
         warn = [n for n in res["notes"] if n.startswith("warning") or n.startswith("unparsable")]
         if warn:

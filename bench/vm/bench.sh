@@ -13,7 +13,7 @@
 #   VMTEST_TCP_S      iperf3 seconds per run (2: a 1 s run's rate varies by
 #                     about 1 % from run to run)
 #   VMTEST_RR_MS      request/response ms per run (300)
-#   VMTEST_SECTIONS   comma list: pktgen,tcp,rr,shaped,anatomy,add,show (all)
+#   VMTEST_SECTIONS   comma list: pktgen,tcp,rr,shaped,anatomy,add,show,memory (all)
 #   VMTEST_KINDS      comma list of the qdiscs measured (all), e.g. sch_fq,fq
 #   VMTEST_EDT_OPTS   edt's options for the cost runs ("rate 100gbit")
 # vmtest-timeout: 1500
@@ -23,7 +23,7 @@ REPS=${VMTEST_REPS:-3}
 PKTS=${VMTEST_PKTS:-50000}
 TCP_S=${VMTEST_TCP_S:-2}
 RR_MS=${VMTEST_RR_MS:-300}
-SECTIONS=,${VMTEST_SECTIONS:-pktgen,tcp,rr,shaped,anatomy,add,show},
+SECTIONS=,${VMTEST_SECTIONS:-pktgen,tcp,rr,shaped,anatomy,add,show,memory},
 # Shapers are measured for their cost at a rate nothing here reaches, and
 # for their accuracy at SHAPED_RATE.
 FAST_RATE=100gbit
@@ -392,6 +392,30 @@ if section show; then
 	[ "$a" = "$b" ] || fail "show lists $a qdiscs, tc $b"
 	ip netns del s
 	note "section show: $(ms_since "$t0") ms guest"
+fi
+
+# --- map memory of a registration: every kind with room for 8, 128 and
+# 1,024 instances (-C), read back as bpftool's bytes_memlock (-d kinds).
+# It is allocated when the kind is registered, whether instances exist or
+# not, so one instance is enough to register it.
+if section memory; then
+	t0=$(now)
+	for k in $bpf_kinds; do unkeep "$k"; done
+	ip link add mem0 type dummy
+	for k in $bpf_kinds; do
+		for n in 8 128 1024; do
+			if ! qdiscctl -C instances=$n add dev mem0 root "$k" $(kind_opts "$k") >/dev/null; then
+				note "warning: memory: $k with $n instances could not be registered"
+				continue
+			fi
+			reg=$(qdiscctl -d -j kinds | jq -c --arg k "$k" '.[] | select(.name == $k) | .registrations[0]')
+			[ "$(echo "$reg" | jq .instances)" = "$n" ] || fail "memory: $k registered with $(echo "$reg" | jq .instances) instances, not $n"
+			bench memory bytes "$k-$n" 1 "$(echo "$reg" | jq .memory)"
+			must qdiscctl del dev mem0 root
+		done
+	done
+	ip link del mem0
+	note "section memory: $(ms_since "$t0") ms guest"
 fi
 
 for k in $bpf_kinds; do unkeep "$k"; done
