@@ -29,6 +29,8 @@
 #define QD_SWEEP_MAX 128
 
 static const char *const base_maps[] = { "insts", "cfgs", "pending" };
+/* The largest "insts" value qdiscctl reads: every kind's is far smaller. */
+#define QD_INST_MAX 65536
 /* The pin of the object's read-only data: the capacities it was loaded with. */
 #define RODATA_PIN "rodata"
 
@@ -148,10 +150,34 @@ static int open_pinned(struct qd_reg *r)
 	}
 	if (bpf_map_get_info_by_fd(r->insts_fd, &info, &len))
 		return -errno;
+	/*
+	 * What is pinned here decides what qdiscctl allocates to read it: a
+	 * map that is not an instance array of a size qdiscctl makes is not
+	 * a registration.
+	 */
+	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != sizeof(__u32) ||
+	    info.value_size < sizeof(struct qd_inst_hdr) || info.value_size > QD_INST_MAX ||
+	    !info.max_entries || info.max_entries > QD_SLOTS_MAX)
+		return -EINVAL;
 	r->inst_size = info.value_size;
 	r->slots = info.max_entries;
+	memset(&info, 0, sizeof(info));
+	len = sizeof(info);
+	if (bpf_map_get_info_by_fd(r->cfgs_fd, &info, &len))
+		return -errno;
+	r->cfg_size = info.value_size;
 	read_fp(r);
 	return 0;
+}
+
+/*
+ * Options travel in buffers of the descriptor's cfg_size: a registration
+ * whose cfgs hold another size (another version's layout, or a map someone
+ * else pinned) is never read or written through them.
+ */
+static int cfg_fits(const struct qd_reg *r)
+{
+	return r->kind && r->cfg_size == r->kind->cfg_size ? 0 : -EINVAL;
 }
 
 /* Point the struct_ops map at the registration's id: the one place it is set. */
@@ -747,13 +773,13 @@ int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t h
 
 int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg)
 {
-	return bpf_map_lookup_elem(r->cfgs_fd, &id, cfg) ? -errno : 0;
+	return cfg_fits(r) ?: bpf_map_lookup_elem(r->cfgs_fd, &id, cfg) ? -errno : 0;
 }
 
 int qd_reg_set_cfg(const struct qd_reg *r, uint32_t id, const void *cfg)
 {
 	/* The program reads its cfgs slot on every packet: no restart needed. */
-	return bpf_map_update_elem(r->cfgs_fd, &id, cfg, BPF_EXIST) ? -errno : 0;
+	return cfg_fits(r) ?: bpf_map_update_elem(r->cfgs_fd, &id, cfg, BPF_EXIST) ? -errno : 0;
 }
 
 int qd_reg_inst(const struct qd_reg *r, uint32_t id, void *buf)
@@ -783,7 +809,8 @@ int qd_reg_map(const struct qd_reg *r, const char *name, uint32_t *value_size)
 
 int qd_reg_set_pending(const struct qd_reg *r, const struct qd_place *place, const void *cfg)
 {
-	return bpf_map_update_elem(r->pending_fd, place, cfg, BPF_ANY) ? -errno : 0;
+	/* pending holds what cfgs holds: .init copies one into the other. */
+	return cfg_fits(r) ?: bpf_map_update_elem(r->pending_fd, place, cfg, BPF_ANY) ? -errno : 0;
 }
 
 void qd_reg_clear_pending(const struct qd_reg *r, const struct qd_place *place)

@@ -34,6 +34,7 @@ struct qd_reg {
 	int pending_fd;
 	uint32_t inst_size; /* value size of insts: header plus kind state */
 	uint32_t slots;	    /* instance slots: the entries of insts */
+	uint32_t cfg_size;  /* value size of cfgs (and pending) */
 	/*
 	 * Capacities (QD_CAP_INSTANCES, then the kind's): what a new
 	 * registration is made with; read back by qd_reg_caps.
