@@ -2,7 +2,7 @@
 /*
  * fifo: pfifo's behaviour (tail drop at `limit` packets) as a BPF qdisc.
  *
- * Each instance owns FIFO_RING consecutive slots of one ARRAY of skb
+ * Each instance owns qd_cap_packets consecutive slots of one ARRAY of skb
  * kptrs and free-running head/tail counters. No lock: the qdisc root lock
  * serialises one instance, and instances never share slots. Positions come
  * from our own counters, never from sch->q.qlen, which also counts a packet
@@ -48,7 +48,10 @@ struct fifo_slot {
 
 QD_INSTANCE_MAPS(struct fifo_inst, struct fifo_cfg);
 
-/* Every instance's ring, one after the other: qd_cap_instances * FIFO_RING. */
+/* Ring slots of each instance, a power of two: the largest limit. */
+QD_CAP(packets, FIFO_RING);
+
+/* Every instance's ring, one after the other: qd_cap_instances * qd_cap_packets. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, QD_DEFAULT_INSTANCES * FIFO_RING);
@@ -58,7 +61,7 @@ struct {
 
 static __always_inline struct fifo_slot *fifo_slot(u32 id, u32 pos)
 {
-	u32 key = id * FIFO_RING + (pos & (FIFO_RING - 1));
+	u32 key = id * qd_cap_packets + (pos & (qd_cap_packets - 1));
 
 	return bpf_map_lookup_elem(&ring, &key);
 }
@@ -71,7 +74,7 @@ static __always_inline void fifo_drain(struct fifo_inst *in, u32 id)
 	skb = bpf_kptr_xchg(&in->fast, NULL);
 	if (skb)
 		bpf_kfree_skb(skb);
-	bpf_for(i, 0, FIFO_RING) {
+	bpf_for(i, 0, qd_cap_packets) {
 		struct fifo_slot *s;
 
 		if (in->head == in->tail)
@@ -106,7 +109,9 @@ int fifo_enqueue(unsigned long long *ctx)
 		skb = bpf_kptr_xchg(&in->fast, skb);
 	} else {
 		cfg = bpf_map_lookup_elem(&cfgs, &id);
-		if (!cfg || ENQ_SCH(ctx)->q.qlen >= cfg->limit)
+		/* A limit beyond the ring (cfgs may hold anything) is the ring. */
+		if (!cfg || ENQ_SCH(ctx)->q.qlen >= cfg->limit ||
+		    ENQ_SCH(ctx)->q.qlen >= qd_cap_packets)
 			goto drop;
 		s = fifo_slot(id, in->tail);
 		if (!s)
@@ -115,10 +120,7 @@ int fifo_enqueue(unsigned long long *ctx)
 		sch = ENQ_SCH(ctx);
 		sch->q.qlen++;
 		sch->qstats.backlog += len;
-		/*
-		 * The slot is free: limit <= FIFO_RING and qlen >= ring
-		 * occupancy.
-		 */
+		/* The slot is free: qlen >= ring occupancy, and qlen < the ring. */
 		skb = bpf_kptr_xchg(&s->skb, skb);
 	}
 	if (!skb)

@@ -29,7 +29,10 @@ struct prio_slot {
 
 QD_INSTANCE_MAPS(struct prio_inst, struct prio_cfg);
 
-/* Every band of every instance: qd_cap_instances * PRIO_BANDS_MAX * PRIO_RING. */
+/* Ring slots of each band of each instance, a power of two: the largest limit. */
+QD_CAP(band_packets, PRIO_RING);
+
+/* Every band of every instance: qd_cap_instances * PRIO_BANDS_MAX * qd_cap_band_packets. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, QD_DEFAULT_INSTANCES * PRIO_BANDS_MAX * PRIO_RING);
@@ -39,7 +42,8 @@ struct {
 
 static __always_inline struct prio_slot *prio_slot(u32 id, u32 band, u32 pos)
 {
-	u32 key = (id * PRIO_BANDS_MAX + band) * PRIO_RING + (pos & (PRIO_RING - 1));
+	u32 key = (id * PRIO_BANDS_MAX + band) * qd_cap_band_packets +
+		  (pos & (qd_cap_band_packets - 1));
 
 	return bpf_map_lookup_elem(&ring, &key);
 }
@@ -97,7 +101,7 @@ static __always_inline void prio_drain(struct prio_inst *in, u32 id)
 	bpf_for(i, 0, PRIO_BANDS_MAX) {
 		struct prio_band *b = &in->band[i & (PRIO_BANDS_MAX - 1)];
 
-		bpf_for(j, 0, PRIO_RING) {
+		bpf_for(j, 0, qd_cap_band_packets) {
 			struct prio_slot *s;
 
 			if (b->head == b->tail)
@@ -152,12 +156,12 @@ int prio_enqueue(unsigned long long *ctx)
 		goto drop_nostat;
 	}
 	limit = cfg->limit;
-	if (!limit) {
-		/* pfifo_fast's bound: the device's txqueuelen, a band. */
+	/* pfifo_fast's bound: the device's txqueuelen, a band. */
+	if (!limit)
 		limit = ENQ_SCH(ctx)->dev_queue->dev->tx_queue_len;
-		if (limit > PRIO_RING)
-			limit = PRIO_RING;
-	}
+	/* At most the ring, whatever cfgs holds. */
+	if (limit > qd_cap_band_packets)
+		limit = qd_cap_band_packets;
 	n = b->tail - b->head + (in->fast_len && in->fast_band == band);
 	if (n >= limit)
 		goto drop;
@@ -173,7 +177,7 @@ int prio_enqueue(unsigned long long *ctx)
 	skb = bpf_kptr_xchg(&s->skb, skb);
 	if (!skb)
 		return NET_XMIT_SUCCESS;
-	/* Cannot happen: limit <= PRIO_RING keeps the slot free. */
+	/* Cannot happen: limit <= the ring keeps the slot free. */
 	sch = ENQ_SCH(ctx);
 	sch->q.qlen--;
 	sch->qstats.backlog -= qdisc_pkt_len(skb);

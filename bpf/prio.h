@@ -9,12 +9,17 @@
 
 #define PRIO_BANDS_MAX 16
 #define PRIO_PRIOS     16 /* TC_PRIO_MAX + 1: skb->priority & TC_PRIO_MAX picks the entry */
-/* Ring slots per band: the largest limit. A power of two. */
+/*
+ * Ring slots per band as compiled (the capacity "band_packets",
+ * qd_cap_band_packets, is the registration's): the largest limit. A power
+ * of two.
+ */
 #define PRIO_RING 1024
-/* Instances of prio at once: each owns PRIO_BANDS_MAX rings (128 KiB). */
+/* The most a band's ring may have: 8 MiB of packet pointers an instance. */
+#define PRIO_RING_MAX (1U << 16)
 struct prio_cfg {
 	__u32 bands;
-	__u32 limit; /* packets a band holds; 0: the device's txqueuelen, at most PRIO_RING */
+	__u32 limit; /* packets a band holds; 0: the device's txqueuelen; at most its ring */
 	__u8 priomap[PRIO_PRIOS];
 };
 

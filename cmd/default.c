@@ -115,9 +115,9 @@ static int set_default(const struct qd_kind *k, const void *cfg)
 	}
 	qd_reg_sweep(NULL, NULL);
 	/* The sysctl is host-wide, and sysfs shows the initial namespace's devices. */
-	err = qd_reg_open(k, &r, QD_DEFAULT_SLOTS);
+	err = qd_reg_open(k, &r, QD_DEFAULT_SLOTS, cfg);
 	if (err == -ENOENT)
-		err = qd_reg_create(k, &r, QD_DEFAULT_SLOTS, 0);
+		err = qd_reg_create(k, &r, QD_DEFAULT_SLOTS, 0, cfg);
 	if (err)
 		return QD_EXIT_FAIL;
 	err = qd_reg_set_defaults(&r, cfg);

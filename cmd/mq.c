@@ -73,7 +73,7 @@ static int new_mq(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_k
 		return QD_EXIT_FAIL;
 	}
 	/* Room for every child in one registration before anything changes. */
-	lock = qd_lock_and_open(rt, k, &reg, ntx);
+	lock = qd_lock_and_open(rt, k, &reg, ntx, cfg);
 	if (lock < 0)
 		return QD_EXIT_FAIL;
 	ret = qd_send_qdisc(rt, RTM_NEWQDISC, nlflags, s, "mq");

@@ -67,10 +67,11 @@ static int replace_in_place(struct rtnl *rt, const struct qdisc_spec *s, const s
 		return QD_EXIT_OK;
 	/*
 	 * An instance of another version is replaced by one of this version;
-	 * one of this version in a further registration (of more capacity)
-	 * is rewritten where it is.
+	 * one of this version in a further registration is rewritten where it
+	 * is, unless the options need more than that registration holds.
 	 */
-	if (own.kind == reg->kind && !strcmp(own.fp, reg->fp) &&
+	if (own.kind == reg->kind && !strcmp(own.fp, reg->fp) && !qd_reg_caps(&own) &&
+	    !qd_kind_caps_exceeded(own.kind, cfg, own.cap) &&
 	    !qd_reg_find(&own, &t.place, t.cur.handle, &id)) {
 		*done = true;
 		ret = qd_target_write(&own, &t, id, cfg) ? QD_EXIT_FAIL : QD_EXIT_OK;
@@ -100,7 +101,8 @@ int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags, const st
 	return QD_EXIT_OK;
 }
 
-int qd_lock_and_open(struct rtnl *rt, const struct qd_kind *k, struct qd_reg *reg, uint32_t need)
+int qd_lock_and_open(struct rtnl *rt, const struct qd_kind *k, struct qd_reg *reg, uint32_t need,
+		     const void *cfg)
 {
 	int lock = qd_lock(), err;
 	uint64_t here;
@@ -108,10 +110,10 @@ int qd_lock_and_open(struct rtnl *rt, const struct qd_kind *k, struct qd_reg *re
 	if (lock < 0)
 		return -1;
 	qd_reg_sweep(NULL, NULL);
-	err = qd_reg_open(k, reg, need);
+	err = qd_reg_open(k, reg, need, cfg);
 	/* A new registration is sized for every tx queue here, too. */
 	if (err == -ENOENT)
-		err = qd_reg_create(k, reg, need, link_tx_queues_total(rt, &here) ? 0 : here);
+		err = qd_reg_create(k, reg, need, link_tx_queues_total(rt, &here) ? 0 : here, cfg);
 	if (err) {
 		qd_unlock(lock);
 		return -1;
@@ -158,7 +160,7 @@ static int new_bpf_qdisc(struct rtnl *rt, const struct qdisc_spec *s, const stru
 		qd_err("cannot identify the network namespace: %s", strerror(-err));
 		return QD_EXIT_FAIL;
 	}
-	lock = qd_lock_and_open(rt, k, &reg, 1);
+	lock = qd_lock_and_open(rt, k, &reg, 1, cfg);
 	if (lock < 0)
 		return QD_EXIT_FAIL;
 	ret = qd_new_instance(rt, s, &reg, &place, cfg, nlflags);

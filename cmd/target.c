@@ -44,12 +44,12 @@ const char *qd_target_where(const struct qdisc_spec *s, char *buf, size_t len)
 	return buf;
 }
 
-int qd_target_write(const struct qd_reg *reg, const struct qd_target *t, uint32_t id,
-		    const void *cfg)
+int qd_target_write(struct qd_reg *reg, const struct qd_target *t, uint32_t id, const void *cfg)
 {
 	int err = qd_reg_set_cfg(reg, id, cfg);
 
-	if (err)
+	/* Beyond the registration's capacity is said where it is found. */
+	if (err && err != -ERANGE)
 		qd_err("cannot update the options of %s: %s", t->cur.kind, strerror(-err));
 	return err;
 }

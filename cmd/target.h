@@ -35,7 +35,6 @@ int qd_target_lookup(struct rtnl *rt, const struct qdisc_spec *s, struct qd_targ
 const char *qd_target_where(const struct qdisc_spec *s, char *buf, size_t len);
 
 /* Rewrite the options of t's instance, slot id of reg: 0, or prints and returns -errno. */
-int qd_target_write(const struct qd_reg *reg, const struct qd_target *t, uint32_t id,
-		    const void *cfg);
+int qd_target_write(struct qd_reg *reg, const struct qd_target *t, uint32_t id, const void *cfg);
 
 #endif

@@ -122,6 +122,47 @@ int qd_kind_caps_check(const struct qd_kind *k, const char *spec)
 	return qd_kind_caps_parse(k, spec, cap, NULL);
 }
 
+/* The capacity o's value needs: v, or the power of two above it. */
+static uint64_t cap_need(const struct qd_cap *c, uint64_t v)
+{
+	uint64_t p = 1;
+
+	if (!(c->flags & QD_CAP_POW2))
+		return v;
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+void qd_kind_caps_for(const struct qd_kind *k, const void *cfg, uint32_t *want, bool *named)
+{
+	for (const struct qd_opt *o = k->opts; o->name; o++) {
+		int i = o->cap ? qd_kind_cap_index(k, o->cap, strlen(o->cap)) : -1;
+		uint64_t v;
+
+		if (i < 0)
+			continue;
+		v = cap_need(qd_kind_cap(k, i), qd_opt_get(o, cfg));
+		if (v > UINT32_MAX)
+			v = UINT32_MAX;
+		if (!named[i] || want[i] < v)
+			want[i] = v;
+		named[i] = true;
+	}
+}
+
+const struct qd_opt *qd_kind_caps_exceeded(const struct qd_kind *k, const void *cfg,
+					   const uint32_t *cap)
+{
+	for (const struct qd_opt *o = k->opts; o->name; o++) {
+		int i = o->cap ? qd_kind_cap_index(k, o->cap, strlen(o->cap)) : -1;
+
+		if (i >= 0 && qd_opt_get(o, cfg) > cap[i])
+			return o;
+	}
+	return NULL;
+}
+
 const char *qd_opt_metavar(const struct qd_opt *o)
 {
 	if (o->metavar)

@@ -74,6 +74,13 @@ struct qd_opt {
 	const char *sub;
 	enum qd_opt_type sub_type;
 	const char *unset;
+	/*
+	 * The capacity (qd_cap.name) the value may not exceed: add and
+	 * replace use a registration that holds it (making one if need be),
+	 * change refuses more than the instance's registration holds. NULL:
+	 * none.
+	 */
+	const char *cap;
 };
 
 enum qd_stat_type {
@@ -261,6 +268,14 @@ int qd_kind_cap_index(const struct qd_kind *k, const char *name, size_t len);
 int qd_kind_caps_parse(const struct qd_kind *k, const char *spec, uint32_t *cap, bool *named);
 /* The same, only checking. */
 int qd_kind_caps_check(const struct qd_kind *k, const char *spec);
+/*
+ * Raise want (marking named) to the capacities the options in cfg need
+ * (qd_opt.cap; a power-of-two capacity to the next power of two).
+ */
+void qd_kind_caps_for(const struct qd_kind *k, const void *cfg, uint32_t *want, bool *named);
+/* The first option of cfg beyond its capacity in cap, or NULL. */
+const struct qd_opt *qd_kind_caps_exceeded(const struct qd_kind *k, const void *cfg,
+					   const uint32_t *cap);
 
 const char *qd_opt_metavar(const struct qd_opt *o);
 bool qd_opt_is_keyword(const struct qd_opt *o);

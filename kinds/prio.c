@@ -50,13 +50,27 @@ static const struct qd_opt prio_opts[] = {
 		OPT(limit),
 		.def = 0,
 		.min = 1,
-		.max = PRIO_RING,
+		.max = PRIO_RING_MAX,
 		.unit = "p",
 		.special = "txqueuelen",
 		.special_val = 0,
 		.flags = QD_OPT_QUIET_DEFAULT,
-		.help = "packets each band holds; txqueuelen: the device's, at most 1024, "
-			"as pfifo_fast",
+		.help = "packets each band holds; txqueuelen: the device's, at most the band's "
+			"ring (band_packets), as pfifo_fast",
+		.cap = "band_packets",
+	},
+	{}
+};
+
+static const struct qd_cap prio_caps[] = {
+	{
+		.name = "band_packets",
+		.help = "ring slots of each band: the largest limit (a limit beyond it makes a "
+			"registration with more)",
+		.def = PRIO_RING,
+		.min = 1,
+		.max = PRIO_RING_MAX,
+		.flags = QD_CAP_POW2,
 	},
 	{}
 };
@@ -140,10 +154,16 @@ static const struct qd_stat_table prio_table = {
 	.fill = prio_fill,
 };
 
-/* Each band of each instance owns PRIO_RING slots of "ring". */
+/*
+ * Each band of each instance owns cap[1] ("band_packets") slots of
+ * "ring"; a product past what a map holds asks for the most, which the
+ * kernel refuses.
+ */
 static uint32_t prio_map_entries(const char *map, const uint32_t *cap)
 {
-	return strcmp(map, "ring") ? 0 : cap[QD_CAP_INSTANCES] * PRIO_BANDS_MAX * PRIO_RING;
+	uint64_t n = (uint64_t)cap[QD_CAP_INSTANCES] * PRIO_BANDS_MAX * cap[1];
+
+	return strcmp(map, "ring") ? 0 : n > UINT32_MAX ? UINT32_MAX : n;
 }
 
 static const void *prio_elf(size_t *size)
@@ -160,6 +180,7 @@ static const struct qd_kind prio_kind = {
 	.elf_bytes = prio_elf,
 	.check = prio_check,
 	.table = &prio_table,
+	.caps = prio_caps,
 	.map_entries = prio_map_entries,
 };
 QD_KIND_REGISTER(prio_kind);

@@ -242,8 +242,11 @@ static uint32_t host_tx_queues(void)
  * then --capacity. sysfs shows the initial namespace's devices, here is
  * the count of the namespace being worked in; one of them may be both.
  */
-static int plan_capacity(const struct qd_kind *k, uint32_t need, uint64_t here, uint32_t *cap)
+static int plan_capacity(const struct qd_kind *k, uint32_t need, uint64_t here, const void *cfg,
+			 uint32_t *cap)
 {
+	uint32_t want[QD_CAPS_MAX] = {};
+	bool asked[QD_CAPS_MAX] = {}, wanted[QD_CAPS_MAX] = {};
 	uint64_t slots = host_tx_queues();
 
 	if (slots < here)
@@ -254,8 +257,25 @@ static int plan_capacity(const struct qd_kind *k, uint32_t need, uint64_t here, 
 	cap[QD_CAP_INSTANCES] = slots > QD_SLOTS_MAX ? QD_SLOTS_MAX : slots;
 	for (int i = 1; i < qd_kind_ncaps(k); i++)
 		cap[i] = qd_kind_cap(k, i)->def;
-	if (qd_kind_caps_parse(k, qd_opts.capacity, cap, NULL))
+	if (qd_kind_caps_parse(k, qd_opts.capacity, cap, asked))
 		return -EINVAL;
+	/* Options beyond a capacity's default raise it, but not past -C. */
+	if (cfg)
+		qd_kind_caps_for(k, cfg, want, wanted);
+	for (int i = 1; i < qd_kind_ncaps(k); i++) {
+		const struct qd_opt *o = NULL;
+
+		if (!wanted[i] || want[i] <= cap[i])
+			continue;
+		for (o = k->opts; o->name && (!o->cap || strcmp(o->cap, qd_kind_cap(k, i)->name));)
+			o++;
+		if (asked[i]) {
+			qd_err("%s: %s needs %s %u, more than -C %s=%u", k->name, o->name,
+			       qd_kind_cap(k, i)->name, want[i], qd_kind_cap(k, i)->name, cap[i]);
+			return -EINVAL;
+		}
+		cap[i] = want[i];
+	}
 	if (cap[QD_CAP_INSTANCES] < need) {
 		qd_err("%s: %u instances are needed but a registration holds at most %u "
 		       "(--capacity instances=N)",
@@ -615,7 +635,7 @@ static bool has_room(struct qd_reg *r, uint32_t need, const uint32_t *want, cons
 	return ok;
 }
 
-int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, uint32_t need)
+int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, uint32_t need, const void *cfg)
 {
 	uint32_t want[QD_CAPS_MAX] = {};
 	bool named[QD_CAPS_MAX] = {};
@@ -624,6 +644,8 @@ int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, uint32_t need)
 	reg_init(r, k);
 	if (need && qd_kind_caps_parse(k, qd_opts.capacity, want, named))
 		return -EINVAL;
+	if (need && cfg)
+		qd_kind_caps_for(k, cfg, want, named);
 	qd_kind_fingerprint(k, fp);
 	for (int v = 0; v < QD_REG_VERSIONS; v++) {
 		if (version_names(k, v, r) || open_version(r))
@@ -635,7 +657,8 @@ int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, uint32_t need)
 	return -ENOENT;
 }
 
-int qd_reg_create(const struct qd_kind *k, struct qd_reg *r, uint32_t need, uint64_t here)
+int qd_reg_create(const struct qd_kind *k, struct qd_reg *r, uint32_t need, uint64_t here,
+		  const void *cfg)
 {
 	uint32_t cap[QD_CAPS_MAX] = {};
 	char path[PATH_MAX];
@@ -643,7 +666,7 @@ int qd_reg_create(const struct qd_kind *k, struct qd_reg *r, uint32_t need, uint
 	int err = -ENOENT;
 
 	reg_init(r, k);
-	if (plan_capacity(k, need, here, cap))
+	if (plan_capacity(k, need, here, cfg, cap))
 		return -EINVAL;
 	/* The first free version whose id the kernel does not know any more. */
 	for (int v = 0; v < QD_REG_VERSIONS; v++) {
@@ -776,10 +799,25 @@ int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg)
 	return cfg_fits(r) ?: bpf_map_lookup_elem(r->cfgs_fd, &id, cfg) ? -errno : 0;
 }
 
-int qd_reg_set_cfg(const struct qd_reg *r, uint32_t id, const void *cfg)
+int qd_reg_set_cfg(struct qd_reg *r, uint32_t id, const void *cfg)
 {
+	const struct qd_opt *o;
+	int err = cfg_fits(r) ?: qd_reg_caps(r);
+
+	if (err)
+		return err;
+	o = qd_kind_caps_exceeded(r->kind, cfg, r->cap);
+	if (o) {
+		int i = qd_kind_cap_index(r->kind, o->cap, strlen(o->cap));
+
+		qd_err("%s: %s %llu is more than %s holds (%s %u); replace the qdisc to move it "
+		       "to a registration that does",
+		       r->kind->name, o->name, (unsigned long long)qd_opt_get(o, cfg), r->id,
+		       o->cap, r->cap[i]);
+		return -ERANGE;
+	}
 	/* The program reads its cfgs slot on every packet: no restart needed. */
-	return cfg_fits(r) ?: bpf_map_update_elem(r->cfgs_fd, &id, cfg, BPF_EXIST) ? -errno : 0;
+	return bpf_map_update_elem(r->cfgs_fd, &id, cfg, BPF_EXIST) ? -errno : 0;
 }
 
 int qd_reg_inst(const struct qd_reg *r, uint32_t id, void *buf)

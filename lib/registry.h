@@ -58,19 +58,22 @@ void qd_unlock(int fd);
 
 /*
  * Open a registration of k that runs this qdiscctl's program and has room
- * for need more instances (and, with --capacity, at least the capacities
- * it names; need 0: any): 0, or -ENOENT when there is none.
+ * for need more instances, with at least the capacities --capacity names
+ * and the options in cfg need (cfg may be NULL; need 0: any
+ * registration): 0, or -ENOENT when there is none.
  */
-int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, uint32_t need);
+int qd_reg_open(const struct qd_kind *k, struct qd_reg *r, uint32_t need, const void *cfg);
 /*
  * Register k beside its other registrations (loading the embedded
  * program), sized for the host: an instance slot for every tx queue of
  * the devices sysfs shows, or of the here tx queues of the network
  * namespace the caller works in if that is more, and at least need,
  * rounded up to QD_SLOTS_MIN; the kind's capacities from --capacity or
- * their defaults. Prints its errors.
+ * their defaults, raised to what the options in cfg need (cfg may be
+ * NULL). Prints its errors.
  */
-int qd_reg_create(const struct qd_kind *k, struct qd_reg *r, uint32_t need, uint64_t here);
+int qd_reg_create(const struct qd_kind *k, struct qd_reg *r, uint32_t need, uint64_t here,
+		  const void *cfg);
 /* The capacities r was registered with, into r->cap: 0 or -errno. */
 int qd_reg_caps(struct qd_reg *r);
 /* The map memory of r (bytes_memlock of every map it pins) and how many maps. */
@@ -97,7 +100,8 @@ int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t h
 		uint32_t *id);
 /* The options of slot id: read, and rewrite in place (the queue stays). */
 int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg);
-int qd_reg_set_cfg(const struct qd_reg *r, uint32_t id, const void *cfg);
+/* Refuses (-ERANGE, said) options beyond the registration's capacities. */
+int qd_reg_set_cfg(struct qd_reg *r, uint32_t id, const void *cfg);
 /* The "insts" value of slot id, r->inst_size bytes: header, counters, state. */
 int qd_reg_inst(const struct qd_reg *r, uint32_t id, void *buf);
 /* Open one of the kind's own pinned maps (qd_kind.maps): an fd, or -errno. */

@@ -100,7 +100,11 @@ static void test_parse(void)
 	CHECK_INT(parse(&c, "bands 17"), -EINVAL);
 	CHECK_STR(err, "qdiscctl: prio: bands \"17\" is out of range 2..16\n");
 	CHECK_INT(parse(&c, "bands three"), -EINVAL);
-	CHECK_INT(parse(&c, "limit 1025"), -EINVAL);
+	/* Past a default ring of 1024 a registration with more is made; 2^16 is the most. */
+	CHECK_INT(parse(&c, "limit 1025"), 0);
+	CHECK_INT(parse(&c, "limit 65536"), 0);
+	CHECK_INT(parse(&c, "limit 65537"), -EINVAL);
+	CHECK_STR(err, "qdiscctl: prio: limit \"65537\" is out of range 1..65536 or txqueuelen\n");
 
 	/* priomap: exactly 16 numbers, each a band. */
 	CHECK_INT(parse(&c, "priomap 1 2 2"), -EINVAL);

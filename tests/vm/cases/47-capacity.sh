@@ -128,6 +128,21 @@ expect_fail 1 '100 instances are needed but a registration holds at most 64' \
 	qd -C instances=64 add dev d8 root mq fifo
 assert_no_match "$(in_a tc qdisc show dev d8)" 'mq|qdiscctl' "nothing on d8"
 assert_eq "$(fifo_regs)" '[["qdiscctl_fifo",100,16]]' "nothing registered for it"
+# An option beyond a capacity's default: a registration that holds it.
+cap_of() { qdiscctl -d -j kinds | jq -c --arg id "$1" '.[] | .registrations[] | select(.id == $id) | .capacity'; }
+must ip -n a link add dq type dummy
+must qd add dev dq root handle 1: fifo limit 10000
+id=$(in_a tc qdisc show dev dq | awk '{ print $2 }')
+assert_eq "$(cap_of "$id")" '{"packets":16384}' "limit 10000: a ring of 16384"
+assert_eq "$(qd -j show dev dq | jq '.[0].options.limit')" 10000 "the limit"
+expect_fail 1 "limit 20000 is more than $id holds \\(packets 16384\\)" qd change dev dq root limit 20000
+assert_eq "$(qd -j show dev dq | jq '.[0].options.limit')" 10000 "a refused change changes nothing"
+must qd replace dev dq root fifo limit 20000
+id2=$(in_a tc qdisc show dev dq | awk '{ print $2 }')
+assert_eq "$(cap_of "$id2")" '{"packets":32768}' "replace moved it to a ring of 32768"
+must qd del dev dq root
+# With no registration that holds it, -C may not ask for less than the options need.
+expect_fail 1 'limit needs packets 32768, more than -C packets=4096' qd -C packets=4096 add dev dq root fifo limit 20000
 expect_fail 255 'fifo has no capacity "flows"' qd -C flows=10 add dev d9 root fifo
 expect_fail 255 'instances "0" is not a number from 1 to 65536' qd -C instances=0 add dev d9 root fifo
 must qd del dev d9 root
