@@ -43,7 +43,7 @@ printf 'show dev va\n' | qdiscctl -n a -b - >/dev/null || fail "-b - reads stdin
 # stderr stays empty and the exit codes are the text mode's.
 assert_eq "$(qd -j add dev va root fifo 2>/tmp/err)" null "-j add prints null"
 assert_eq "$(qd -j add dev va root fifo 2>>/tmp/err | jq -r .errno_name)" EEXIST "-j kernel error"
-assert_eq "$(qd -j add dev va root fifo limit 0 2>>/tmp/err; echo $?)" '{"error":"fifo: limit \"0\" is out of range 1..4096"}
+assert_eq "$(qd -j add dev va root fifo limit 0 2>>/tmp/err; echo $?)" '{"error":"fifo: limit \"0\" is out of range 1..1048576"}
 255' "-j usage error and exit code"
 assert_eq "$(qd -j del dev va root 2>>/tmp/err)" null "-j del prints null"
 assert_eq "$(cat /tmp/err)" "" "-j leaves stderr empty"
