@@ -146,5 +146,21 @@ expect_fail 1 'limit needs packets 32768, more than -C packets=4096' qd -C packe
 expect_fail 255 'fifo has no capacity "flows"' qd -C flows=10 add dev d9 root fifo
 expect_fail 255 'instances "0" is not a number from 1 to 65536' qd -C instances=0 add dev d9 root fifo
 must qd del dev d9 root
+# tc beyond a registration's slots: the kernel refuses, nothing is leaked.
+must ip -n a link add t0 type dummy
+must ip -n a link add t1 type dummy
+must ip -n a link add t2 type dummy
+must qd -C instances=2 add dev t0 root fifo
+tid=$(in_a tc qdisc show dev t0 | awk '{ print $2 }')
+must in_a tc qdisc add dev t1 root "$tid"
+in_a tc qdisc add dev t2 root "$tid" 2>/tmp/tc.err && fail "a third instance in 2 slots"
+log "tc: $(cat /tmp/tc.err)"
+assert_match "$(cat /tmp/tc.err)" 'No space left on device' "the kernel's refusal"
+assert_no_match "$(in_a tc qdisc show dev t2)" qdiscctl "nothing on t2"
+assert_eq "$(qdiscctl -d -j kinds | jq -c --arg id "$tid" '.[] | .registrations[] | select(.id == $id) | [.used, .instances]')" "[2,2]" "two slots, both used"
+must qd del dev t1 root
+must in_a tc qdisc add dev t2 root "$tid"
+must qd del dev t2 root
+must qd del dev t0 root
 assert_clean "after -C"
 cleanup_netns
