@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <linux/types.h>
 
 #include "bpf/abi.h"
@@ -30,7 +31,7 @@ static const struct qd_opt fq_opts[] = {
 		CFG(limit),
 		.def = 10000,
 		.min = 1,
-		.max = FQ_PKTS,
+		.max = UINT32_MAX,
 		.unit = "p",
 		.help = "packets the qdisc holds; beyond it packets are dropped",
 	},
@@ -40,7 +41,7 @@ static const struct qd_opt fq_opts[] = {
 		CFG(flow_limit),
 		.def = 100,
 		.min = 1,
-		.max = FQ_PKTS,
+		.max = UINT32_MAX,
 		.unit = "p",
 		.help = "packets one flow may queue",
 	},
@@ -224,15 +225,17 @@ static const char *const fq_states[] = {
 
 /*
  * The socket cookie is out of reach of a BPF qdisc, so a flow is named by
- * its key: the socket's address, or the masked hash of an orphan packet.
+ * its key: the socket's address, or the masked hash of an orphan packet;
+ * the reserved flows have keys of their own, which no socket can have.
  */
 static void fq_flow_name(const void *entry, uint32_t index, char *buf, size_t len)
 {
 	const struct fq_flow *f = entry;
 
-	if (index == FQ_FLOW_PRIO)
+	(void)index;
+	if (f->key == FQ_KEY_PRIO)
 		snprintf(buf, len, "prio");
-	else if (index == FQ_FLOW_OVERFLOW)
+	else if (f->key == FQ_KEY_OVERFLOW)
 		snprintf(buf, len, "overflow");
 	else if (f->key & 1)
 		snprintf(buf, len, "hash 0x%" PRIx64, (uint64_t)f->key >> 1);
@@ -261,12 +264,75 @@ static const struct qd_col fq_cols[] = {
 
 static const struct qd_flows fq_flows = {
 	.map = "flows",
-	.per_inst = FQ_FLOWS,
+	.owner_off = offsetof(struct fq_flow, owner),
 	.value_size = sizeof(struct fq_flow),
 	.cols = fq_cols,
 };
 
 static const char *const fq_maps[] = { "flows", NULL };
+
+/*
+ * The registration's capacities, in the order of cap[1..] (fq.bpf.c reads
+ * them as qd_cap_NAME). Flows and packets are pools every instance takes
+ * from; each instance owns FQ_BLOCK buckets, and takes more from the bucket
+ * pool when its `buckets` asks for more.
+ */
+static const struct qd_cap fq_caps[] = {
+	{
+		.name = "flows",
+		.help = "flow slots shared by every instance",
+		.def = FQ_DEF_FLOWS,
+		.min = 1024,
+		.max = 1 << 22,
+	},
+	{
+		.name = "instance_flows",
+		.help = "the most flows one instance holds",
+		.def = FQ_DEF_INSTANCE_FLOWS,
+		.min = 16,
+		.max = 1 << 22,
+	},
+	{
+		.name = "packets",
+		.help = "packet slots shared by every instance",
+		.def = FQ_DEF_PACKETS,
+		.min = 1024,
+		.max = 1 << 24,
+	},
+	{
+		.name = "bucket_pool",
+		.help = "buckets shared by instances whose buckets exceeds 1024",
+		.def = FQ_DEF_BUCKET_POOL,
+		.min = 0,
+		.max = 1 << 24,
+		.flags = QD_CAP_POW2,
+	},
+	{}
+};
+
+enum { FQ_CAP_FLOWS = 1, FQ_CAP_INSTANCE_FLOWS, FQ_CAP_PACKETS, FQ_CAP_BUCKET_POOL };
+
+/* What fq.bpf.c declares for the defaults at 64 instances; the two must agree. */
+static uint32_t fq_map_entries(const char *map, const uint32_t *cap)
+{
+	uint32_t inst = cap[QD_CAP_INSTANCES];
+
+	if (!strcmp(map, "flows"))
+		return 1 + 2 * inst + cap[FQ_CAP_FLOWS];
+	if (!strcmp(map, "flow_pool"))
+		return cap[FQ_CAP_FLOWS];
+	if (!strcmp(map, "pkts"))
+		return 1 + cap[FQ_CAP_PACKETS];
+	if (!strcmp(map, "pkt_pool"))
+		return cap[FQ_CAP_PACKETS];
+	if (!strcmp(map, "buckets"))
+		return inst * FQ_BLOCK + cap[FQ_CAP_BUCKET_POOL] / FQ_BLOCK * FQ_BLOCK;
+	if (!strcmp(map, "bucket_pool"))
+		return cap[FQ_CAP_BUCKET_POOL] / FQ_BLOCK ?: 1;
+	if (!strcmp(map, "fast"))
+		return inst;
+	return 0;
+}
 
 static const void *fq_elf(size_t *size)
 {
@@ -283,5 +349,7 @@ static const struct qd_kind fq_kind = {
 	.stats = fq_stats,
 	.flows = &fq_flows,
 	.maps = fq_maps,
+	.caps = fq_caps,
+	.map_entries = fq_map_entries,
 };
 QD_KIND_REGISTER(fq_kind);
