@@ -96,12 +96,20 @@ struct {
 	__type(value, u32);
 } pkt_pool SEC(".maps");
 
-/* Bucket heads, FQ_BLOCK a block: block s is instance slot s's, then the pool's. */
+/*
+ * Bucket heads, FQ_BLOCK a block: block s is instance slot s's, then the
+ * pool's. FQ_HEADS of them an entry, since an ARRAY rounds every value up
+ * to 8 bytes.
+ */
+struct fq_heads {
+	__u32 h[FQ_HEADS];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, QD_DEFAULT_INSTANCES * FQ_BLOCK + FQ_DEF_BUCKET_POOL);
+	__uint(max_entries, (QD_DEFAULT_INSTANCES * FQ_BLOCK + FQ_DEF_BUCKET_POOL) / FQ_HEADS);
 	__type(key, u32);
-	__type(value, u32);
+	__type(value, struct fq_heads);
 } buckets SEC(".maps");
 
 /* Blocks of the bucket pool given back (numbered from 0, after the instances'). */
@@ -172,8 +180,9 @@ static __always_inline u32 *bucket_at(const struct fq_ctx *c, u32 b)
 {
 	u32 key = c->in->block[(b >> FQ_BLOCK_SHIFT) & (FQ_MAX_BLOCKS - 1)] * FQ_BLOCK +
 		  (b & (FQ_BLOCK - 1));
+	struct fq_heads *e = bpf_map_lookup_elem(&buckets, &(u32){ key / FQ_HEADS });
 
-	return bpf_map_lookup_elem(&buckets, &key);
+	return e ? &e->h[key & (FQ_HEADS - 1)] : NULL;
 }
 
 static __always_inline bool fq_get(struct Qdisc *sch, struct fq_ctx *c)

@@ -31,6 +31,7 @@
 #define FQ_BLOCK       (1U << FQ_BLOCK_SHIFT)
 #define FQ_MAX_BUCKETS 262144 /* sch_fq's most (fq_trees_log 18) */
 #define FQ_MAX_BLOCKS  (FQ_MAX_BUCKETS / FQ_BLOCK)
+#define FQ_HEADS       8 /* bucket heads an entry of the buckets map */
 
 /*
  * Instance slot s has two reserved flows in the shared table, 1 + 2s for

@@ -326,7 +326,7 @@ static uint32_t fq_map_entries(const char *map, const uint32_t *cap)
 	if (!strcmp(map, "pkt_pool"))
 		return cap[FQ_CAP_PACKETS];
 	if (!strcmp(map, "buckets"))
-		return inst * FQ_BLOCK + cap[FQ_CAP_BUCKET_POOL] / FQ_BLOCK * FQ_BLOCK;
+		return (inst * FQ_BLOCK + cap[FQ_CAP_BUCKET_POOL] / FQ_BLOCK * FQ_BLOCK) / FQ_HEADS;
 	if (!strcmp(map, "bucket_pool"))
 		return cap[FQ_CAP_BUCKET_POOL] / FQ_BLOCK ?: 1;
 	if (!strcmp(map, "fast"))
