@@ -604,7 +604,7 @@ static __always_inline void fq_check_throttled(const struct fq_ctx *c, u64 now)
 		in->stats.unthrottle_latency_ns += sample >> 3;
 	}
 	in->time_next_delayed_flow = 0;
-	bpf_for(i, 0, 1 << 20) {
+	bpf_for(i, 0, FQ_MAX_FLOWS) {
 		u32 idx = in->heap_root;
 
 		if (!idx)
@@ -661,7 +661,7 @@ static __noinline bool flow_reclaim(const struct fq_ctx *c, u32 idx)
 	if (!head)
 		return false;
 	cur = *head;
-	bpf_for(i, 0, 1 << 22) {
+	bpf_for(i, 0, FQ_MAX_FLOWS) {
 		if (!cur)
 			break;
 		if (cur == idx) {
@@ -802,7 +802,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 	if (!head)
 		return 0;
 	cur = *head;
-	bpf_for(i, 0, 1 << 22) {
+	bpf_for(i, 0, FQ_MAX_FLOWS) {
 		u32 next;
 
 		if (!cur)
@@ -940,7 +940,7 @@ static __noinline void fq_rehash(const struct fq_ctx *c)
 			continue;
 		cur = *h;
 		*h = 0;
-		bpf_for(j, 0, 1 << 22) {
+		bpf_for(j, 0, FQ_MAX_FLOWS) {
 			struct fq_flow *f;
 			u32 next;
 
@@ -965,7 +965,7 @@ static __noinline void fq_rehash(const struct fq_ctx *c)
 		if (h)
 			*h = 0;
 	}
-	bpf_for(j, 0, 1 << 22) {
+	bpf_for(j, 0, FQ_MAX_FLOWS) {
 		struct fq_flow *f;
 		u32 next, *h;
 
@@ -1281,7 +1281,7 @@ static __always_inline void flow_purge(const struct fq_ctx *c, struct fq_flow *f
 	struct sk_buff *skb;
 	int i;
 
-	bpf_for(i, 0, 1 << 24) {
+	bpf_for(i, 0, FQ_MAX_PACKETS) {
 		struct fq_pkt *slot;
 		u32 p = f->head;
 
@@ -1340,7 +1340,7 @@ static __noinline void fq_purge(const struct fq_ctx *c, u32 owner)
 			continue;
 		cur = *h;
 		*h = 0;
-		bpf_for(j, 0, 1 << 22) {
+		bpf_for(j, 0, FQ_MAX_FLOWS) {
 			struct fq_flow *f;
 			u32 next;
 

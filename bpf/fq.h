@@ -23,6 +23,14 @@
 #define FQ_DEF_BUCKET_POOL    262144 /* buckets beyond each instance's first block */
 
 /*
+ * The most flows and packets a registration may have. A bpf_for over more
+ * than the kernel's BPF_MAX_LOOPS (2^23) runs not once, and the walks of
+ * a chain, a flow's packets or the heap are such loops.
+ */
+#define FQ_MAX_FLOWS   (1U << 22)
+#define FQ_MAX_PACKETS (1U << 23)
+
+/*
  * Buckets come in blocks of FQ_BLOCK heads: every instance owns one block
  * (slot s owns block s), and takes further ones from the bucket pool when
  * its `buckets` exceeds FQ_BLOCK.

@@ -159,7 +159,7 @@ has_kind edt && kinds_pairs="$kinds_pairs htb tbf edt"
 kinds_main=$(only $kinds_main)
 kinds_flows=$(only $kinds_flows)
 kinds_pairs=$(only $kinds_pairs)
-note "kinds: $kinds_main; 1000 flows: $kinds_flows; TCP and rr: $kinds_pairs"
+note "kinds: $kinds_main; 1000 and 50000 flows: $kinds_flows; TCP and rr: $kinds_pairs"
 
 # --- pktgen queue_xmit: packets through the root qdisc, instructions/packet ---
 pgw() { echo "$1" >"$2" || fail "pktgen: '$1' > $2"; }
@@ -198,6 +198,12 @@ if section pktgen; then
 		for k in $kinds_flows; do
 			qset "$k" orphan_mask 65535
 			pktgen_run pktgen1000 "$k" "$rep"
+		done
+		# 50,000 flows: ports 1..50000, one packet each a run.
+		pgw "udp_src_max 50001" $PG/va
+		for k in $kinds_flows; do
+			qset "$k" orphan_mask 65535
+			pktgen_run pktgen50000 "$k" "$rep"
 		done
 		pgw "udp_src_min 9" $PG/va
 		pgw "udp_src_max 9" $PG/va
