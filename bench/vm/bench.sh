@@ -211,6 +211,27 @@ if section pktgen; then
 	note "section pktgen: $(ms_since "$t0") ms guest"
 fi
 
+# --- fq's full path: both fqs at maxrate 30gbit, which nothing here
+# reaches but which turns both fast paths off, so that every packet is
+# hashed, looked up in the flow table, queued, scheduled and paced ---
+if section fullpath; then
+	t0=$(now)
+	pktgen_setup
+	for rep in $(seq "$REPS"); do
+		for n in 1 1000 50000; do
+			pgw "udp_src_min $((n == 1 ? 9 : 1))" $PG/va
+			pgw "udp_src_max $((n == 1 ? 9 : n + 1))" $PG/va
+			for k in $kinds_flows; do
+				qset "$k" orphan_mask 65535 maxrate 30gbit
+				pktgen_run "full$n" "$k" "$rep"
+			done
+		done
+		pgw "udp_src_min 9" $PG/va
+		pgw "udp_src_max 9" $PG/va
+	done
+	note "section fullpath: $(ms_since "$t0") ms guest"
+fi
+
 # --- TCP: iperf3, 1 and 8 flows; request/response: benchtool rr ---
 ip netns exec b iperf3 -s >/dev/null 2>&1 &
 ip netns exec b benchtool rr-server 5202 >/dev/null 2>&1 &
