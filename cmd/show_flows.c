@@ -32,8 +32,8 @@ struct flows_ctx {
  * that slot id owns and uses: append them to *vals_out, growing it.
  */
 static int keep_owned(const struct qd_flows *f, uint32_t id, uint32_t first, const char *vals,
-		      uint32_t n, uint32_t vsize, struct qd_flow_entry **e, char **kept, size_t *nkept,
-		      size_t *cap)
+		      uint32_t n, uint32_t vsize, struct qd_flow_entry **e, char **kept,
+		      size_t *nkept, size_t *cap)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		const char *val = vals + (size_t)i * vsize;
@@ -88,7 +88,8 @@ static int read_owned(int fd, const struct qd_flows *f, uint32_t id, uint32_t vs
 		if (count > entries - first)
 			count = entries - first;
 		/* A batch starts after in_batch; the map's first key needs none. */
-		if (!bpf_map_lookup_batch(fd, first ? &in : NULL, &out, keys, vals, &count, &opts) ||
+		if (!bpf_map_lookup_batch(fd, first ? &in : NULL, &out, keys, vals, &count,
+					  &opts) ||
 		    errno == ENOENT)
 			whole = count && keys[0] == first && keys[count - 1] == first + count - 1;
 		if (!whole) {
@@ -116,8 +117,7 @@ out:
 }
 
 /* The entries in use of slot id, in *e and *vals: a count, or -errno (printed). */
-static int read_table(const struct qd_reg *reg, uint32_t id, struct qd_flow_entry **e,
-		      char **vals)
+static int read_table(const struct qd_reg *reg, uint32_t id, struct qd_flow_entry **e, char **vals)
 {
 	const struct qd_flows *f = reg->kind->flows;
 	struct bpf_map_info info = {};
@@ -137,9 +137,9 @@ static int read_table(const struct qd_reg *reg, uint32_t id, struct qd_flow_entr
 		close(fd);
 		return -EPROTO;
 	}
-	n = bpf_map_get_info_by_fd(fd, &info, &len) ? -errno
-						     : read_owned(fd, f, id, vsize, info.max_entries,
-								  e, vals);
+	n = bpf_map_get_info_by_fd(fd, &info, &len)
+		    ? -errno
+		    : read_owned(fd, f, id, vsize, info.max_entries, e, vals);
 	close(fd);
 	if (n < 0)
 		qd_err("show: cannot read the \"%s\" map of %s: %s", f->map, reg->kind->id,
