@@ -70,7 +70,11 @@ $(OBJ)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(DEPS)/ok
 	@mkdir -p $(dir $@)
 	$(call msg,CLANG,$<)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c -o $@.tmp $<
-	$(Q)$(LLVM_STRIP) -g -o $@ $@.tmp && rm -f $@.tmp
+	$(Q)$(LLVM_STRIP) -g $(BPF_STRIP) -o $@ $@.tmp && rm -f $@.tmp
+
+# fq's object is the largest the binary embeds: the relocations of its BTF
+# sections (29 KiB) serve only a static linker, and libbpf skips them.
+$(OBJ)/fq.bpf.o: BPF_STRIP := --remove-section=.rel.BTF.ext --remove-section=.rel.BTF
 
 $(OBJ)/%.skel.h: $(OBJ)/%.bpf.o
 	$(call msg,SKEL,$@)

@@ -40,6 +40,10 @@ def how(test):
 TESTS = {
     "pktgen": ("ipp", "pktgen queue_xmit, 60 B, 1 flow", False),
     "pktgen1000": ("ipp", "pktgen queue_xmit, 60 B, 1,000 flows", False),
+    "pktgen50000": ("ipp", "pktgen queue_xmit, 60 B, 50,000 flows", False),
+    "full1": ("ipp", "pktgen, fq's full path (maxrate 30gbit), 1 flow", False),
+    "full1000": ("ipp", "pktgen, fq's full path (maxrate 30gbit), 1,000 flows", False),
+    "full50000": ("ipp", "pktgen, fq's full path (maxrate 30gbit), 50,000 flows", False),
     "tcp1": ("mbit", "TCP (iperf3), 1 flow", True),
     "tcp8": ("mbit", "TCP (iperf3), 8 flows", True),
     "rr": ("tps", "TCP request/response, 1 B", True),
@@ -56,6 +60,7 @@ TARGETS = [
     ("prio vs pfifo_fast, pktgen packets/s", "ratio", ("pktgen", "prio", "pfifo_fast"), 0.85),
     ("fq vs sch_fq, pktgen 1 flow", "ratio", ("pktgen", "fq", "sch_fq"), 1.0),
     ("fq vs sch_fq, pktgen 1,000 flows", "ratio", ("pktgen1000", "fq", "sch_fq"), 1.0),
+    ("fq vs sch_fq, pktgen 50,000 flows", "ratio", ("pktgen50000", "fq", "sch_fq"), 1.0),
     ("edt vs htb, pktgen packets/s (cost)", "ratio", ("pktgen", "edt", "htb"), 1.0),
     ("edt achieved rate vs configured (1 DCTCP flow)", "abs_dev", ("shaped", "rate_ratio", "edt_dctcp"), 0.005),
     ("show -s, 1,000 qdiscs: qdiscctl / tc time", "max", ("show", "ms", "qdiscctl/tc"), 1.0),
@@ -127,7 +132,7 @@ def build(data, meta, notes):
         vals = [reps[k] for k in sorted(reps)]
         res["metrics"].setdefault(test, {}).setdefault(metric, {})[kind] = stats(vals, how(test))
     # pktgen: packets/s from instructions/packet (icount: 1 ns = 1 instruction)
-    for test in ("pktgen", "pktgen1000"):
+    for test in ("pktgen", "pktgen1000", "pktgen50000", "full1", "full1000", "full50000"):
         ipp = res["metrics"].get(test, {}).get("ipp", {})
         for kind, s in ipp.items():
             res["metrics"][test].setdefault("pps", {})[kind] = stats([1e9 / v for v in s["values"]])
@@ -252,7 +257,7 @@ def md(res, png=None):
     pair_of = {b: n for b, n in PAIRS if b != "edt"}
     pair_of["edt"] = "htb"
 
-    for test in ("pktgen", "pktgen1000"):
+    for test in ("pktgen", "pktgen1000", "pktgen50000", "full1", "full1000", "full50000"):
         ipp = m.get(test, {}).get("ipp")
         if not ipp:
             continue
@@ -434,7 +439,8 @@ def compare(a, b, out=sys.stdout):
     def group(k):
         w = k.split()
         t = w[1] if w[0] == "ratio" else w[0]
-        t = {"pktgen1000": "pktgen", "tcp1": "tcp", "tcp8": "tcp", "show-json": "show",
+        t = {"pktgen1000": "pktgen", "pktgen50000": "pktgen", "full1": "fullpath",
+             "full1000": "fullpath", "full50000": "fullpath", "tcp1": "tcp", "tcp8": "tcp", "show-json": "show",
              "anatomy-stats": "anatomy", "add": "add/del"}.get(t, t)
         return ("ratios " if w[0] == "ratio" else "") + t
     worst = {}

@@ -11,10 +11,20 @@
  * Unlike the kernel selftest's bpf_fq, flows never share a queue: a flow is
  * found by comparing its full key along its bucket's chain, so two flows
  * whose hashes collide get their own queues. Idle flows are collected
- * continuously, oldest first, and reclaimed early when the table is full.
+ * continuously, oldest first, and reclaimed early when the instance has no
+ * room; a flow with packets queued or a departure time still ahead is never
+ * taken, so pacing state is never lost.
  *
- * Layout (see fq.h): every structure is an ARRAY addressed by index, so
- * nothing is allocated while packets flow and every lookup is inlined.
+ * Layout (see fq.h): flows and packets are slots of ARRAY maps shared by
+ * every instance of the registration. An instance takes free slots in
+ * chains of FQ_*_BATCH from a pool (a STACK map of chain heads, locked by
+ * the kernel) or, while the pool has never-used slots, by an atomic add on
+ * a counter; it keeps at most two such chains for itself and gives the
+ * rest back, and everything when it is reset or destroyed. Instances run
+ * concurrently on different CPUs (mq children); that is the only state they
+ * share. Everything else an instance touches is its own: its flows, lists
+ * linked through them, a leftist heap of throttled flows linked through
+ * them, and its bucket heads.
  */
 #include "common.h"
 #include "fq.h"
@@ -28,74 +38,94 @@ char _license[] SEC("license") = "GPL";
 #define NSEC_PER_SEC	1000000000ULL
 #define FQ_GC_AGE	(3 * NSEC_PER_SEC) /* sch_fq: 3 * HZ */
 #define FQ_GC_MAX	8		   /* flows collected on one chain walk */
-#define FQ_HEAP_DEPTH	13		   /* > log2(FQ_FLOWS) */
+#define FQ_RECLAIM_LOOK 16		   /* idle flows a full instance looks at */
+#define FQ_HEAP_STEPS	64		   /* > 2 x log2(flows): a leftist heap's merge */
 #define FQ_DEQ_ROUNDS	256		   /* list steps one dequeue may take */
+#define FQ_FLOW_BATCH	16		   /* flow slots taken from the pool at once */
+#define FQ_PKT_BATCH	32		   /* packet slots taken from the pool at once */
 #define TC_PRIO_CONTROL 7
 #define TC_PRIO_MAX	15
+
+/* Capacities of the registration (kinds/fq.c). */
+QD_CAP(flows, FQ_DEF_FLOWS);
+QD_CAP(instance_flows, FQ_DEF_INSTANCE_FLOWS);
+QD_CAP(packets, FQ_DEF_PACKETS);
+QD_CAP(bucket_pool, FQ_DEF_BUCKET_POOL);
 
 struct fq_pkt {
 	struct sk_buff __kptr *skb;
 	__u64 time_to_send;
-	__u32 next;
-	__u32 len;
-};
-
-struct fq_heap_ent {
-	__u64 time;
-	__u32 flow;
-	__u32 pad;
-};
-
-struct fq_idle_ent {
-	__u64 age;
-	__u32 flow;
-	__u32 pad;
+	__u32 next; /* next packet of its flow, or of a free chain */
+	__u32 len;  /* free: the length of the chain it heads */
 };
 
 QD_INSTANCE_MAPS(struct fq_inst, struct fq_cfg);
 
-/* As compiled; qdiscctl sizes them for qd_cap_instances (kinds/fq.c). */
-#define FQ_ALL_FLOWS   (QD_DEFAULT_INSTANCES * FQ_FLOWS)
-#define FQ_ALL_PKTS    (QD_DEFAULT_INSTANCES * FQ_PKTS)
-#define FQ_ALL_BUCKETS (QD_DEFAULT_INSTANCES * FQ_MAX_BUCKETS)
+/*
+ * As compiled, for 64 instances and the default capacities; qdiscctl sizes
+ * them from the registration's capacities (kinds/fq.c, fq_map_entries,
+ * which must give these figures for the defaults).
+ */
+#define FQ_RESERVED(inst) (1 + 2 * (inst))
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FQ_ALL_FLOWS);
+	__uint(max_entries, FQ_RESERVED(QD_DEFAULT_INSTANCES) + FQ_DEF_FLOWS);
 	__type(key, u32);
 	__type(value, struct fq_flow);
 } flows SEC(".maps");
 
+/* Heads of chains of free flow slots, given back by instances. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK);
+	__uint(max_entries, FQ_DEF_FLOWS);
+	__type(value, u32);
+} flow_pool SEC(".maps");
+
+/* Packet slots 1 .. packets; 0 means "none". */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FQ_ALL_PKTS);
+	__uint(max_entries, 1 + FQ_DEF_PACKETS);
 	__type(key, u32);
 	__type(value, struct fq_pkt);
 } pkts SEC(".maps");
 
-/* Bucket heads: the first flow of each hash chain. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK);
+	__uint(max_entries, FQ_DEF_PACKETS);
+	__type(value, u32);
+} pkt_pool SEC(".maps");
+
+/*
+ * Bucket heads, FQ_BLOCK a block: block s is instance slot s's, then the
+ * pool's. FQ_HEADS of them an entry, since an ARRAY rounds every value up
+ * to 8 bytes.
+ */
+struct fq_heads {
+	__u32 h[FQ_HEADS];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FQ_ALL_BUCKETS);
+	__uint(max_entries, (QD_DEFAULT_INSTANCES * FQ_BLOCK + FQ_DEF_BUCKET_POOL) / FQ_HEADS);
 	__type(key, u32);
-	__type(value, u32);
+	__type(value, struct fq_heads);
 } buckets SEC(".maps");
 
-/* Throttled flows, a binary min-heap on the time their next packet is due. */
+/* Blocks of the bucket pool given back (numbered from 0, after the instances'). */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FQ_ALL_FLOWS);
-	__type(key, u32);
-	__type(value, struct fq_heap_ent);
-} heap SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_STACK);
+	__uint(max_entries, FQ_DEF_BUCKET_POOL / FQ_BLOCK);
+	__type(value, u32);
+} bucket_pool SEC(".maps");
 
-/* Flows in the order they went idle, for collection oldest first. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FQ_ALL_FLOWS);
-	__type(key, u32);
-	__type(value, struct fq_idle_ent);
-} idle SEC(".maps");
+/*
+ * Slots of each pool never handed out yet start at these counts; instances
+ * take them by atomic adds, so a fresh pool needs no filling.
+ */
+__u64 fq_fresh_flows;
+__u64 fq_fresh_pkts;
+__u64 fq_fresh_blocks;
 
 /*
  * The fast slot: one packet that found the qdisc empty and owes nothing to
@@ -120,39 +150,39 @@ struct fq_ctx {
 	struct fq_cfg *cfg;
 };
 
-static __always_inline struct fq_flow *flow_at(const struct fq_ctx *c, u32 idx)
+static __always_inline struct fq_flow *flow_at(u32 idx)
 {
-	u32 key = c->id * FQ_FLOWS + (idx & (FQ_FLOWS - 1));
-
-	return bpf_map_lookup_elem(&flows, &key);
+	return bpf_map_lookup_elem(&flows, &idx);
 }
 
-static __always_inline struct fq_pkt *pkt_at(const struct fq_ctx *c, u32 idx)
+static __always_inline struct fq_pkt *pkt_at(u32 idx)
 {
-	u32 key = c->id * FQ_PKTS + (idx & (FQ_PKTS - 1));
+	return bpf_map_lookup_elem(&pkts, &idx);
+}
 
-	return bpf_map_lookup_elem(&pkts, &key);
+static __always_inline u32 flow_prio(const struct fq_ctx *c)
+{
+	return 1 + 2 * c->id;
+}
+
+static __always_inline u32 flow_overflow(const struct fq_ctx *c)
+{
+	return 2 + 2 * c->id;
+}
+
+/* The first flow slot of the pool: the ones before are reserved. */
+static __always_inline u32 flow_first(void)
+{
+	return FQ_RESERVED(qd_cap_instances);
 }
 
 static __always_inline u32 *bucket_at(const struct fq_ctx *c, u32 b)
 {
-	u32 key = c->id * FQ_MAX_BUCKETS + (b & (FQ_MAX_BUCKETS - 1));
+	u32 key = c->in->block[(b >> FQ_BLOCK_SHIFT) & (FQ_MAX_BLOCKS - 1)] * FQ_BLOCK +
+		  (b & (FQ_BLOCK - 1));
+	struct fq_heads *e = bpf_map_lookup_elem(&buckets, &(u32){ key / FQ_HEADS });
 
-	return bpf_map_lookup_elem(&buckets, &key);
-}
-
-static __always_inline struct fq_heap_ent *heap_at(const struct fq_ctx *c, u32 i)
-{
-	u32 key = c->id * FQ_FLOWS + (i & (FQ_FLOWS - 1));
-
-	return bpf_map_lookup_elem(&heap, &key);
-}
-
-static __always_inline struct fq_idle_ent *idle_at(const struct fq_ctx *c, u32 i)
-{
-	u32 key = c->id * FQ_FLOWS + (i & (FQ_FLOWS - 1));
-
-	return bpf_map_lookup_elem(&idle, &key);
+	return e ? &e->h[key & (FQ_HEADS - 1)] : NULL;
 }
 
 static __always_inline bool fq_get(struct Qdisc *sch, struct fq_ctx *c)
@@ -190,9 +220,9 @@ static __always_inline u32 fq_nbuckets(const struct fq_cfg *cfg)
 {
 	u32 n = cfg->buckets;
 
-	/* qdiscctl only writes powers of two; anything else gets the most. */
+	/* qdiscctl only writes powers of two; anything else gets the default. */
 	if (!n || n > FQ_MAX_BUCKETS || (n & (n - 1)))
-		return FQ_MAX_BUCKETS;
+		return FQ_BLOCK;
 	return n;
 }
 
@@ -201,14 +231,224 @@ static __always_inline u32 fq_bucket_of(u64 key, u32 nbuckets)
 	return (u32)((key * 0x61C8864680B583EBULL) >> 32) & (nbuckets - 1);
 }
 
+/* --- pools ------------------------------------------------------------ */
+
+/*
+ * Packet slots. The instance takes from its current chain; an empty one is
+ * refilled from its spare chain, a chain of the pool, or never-used slots.
+ * Freed slots go onto the current chain, which at FQ_PKT_BATCH becomes the
+ * spare, the old spare going back to the pool: an instance holds at most
+ * 2 x FQ_PKT_BATCH free slots, and the pool is touched once every
+ * FQ_PKT_BATCH packets at most.
+ */
+static __noinline u32 pkt_refill(struct fq_inst *in)
+{
+	struct fq_pkt *s;
+	u32 head;
+	int i;
+	u64 first;
+
+	if (in->pkt_spare.head) {
+		in->pkt_cur = in->pkt_spare;
+		in->pkt_spare.head = 0;
+		in->pkt_spare.n = 0;
+		return 1;
+	}
+	if (!bpf_map_pop_elem(&pkt_pool, &head) && (s = pkt_at(head))) {
+		in->pkt_cur.head = head;
+		in->pkt_cur.n = s->len;
+		return 1;
+	}
+	first = __sync_fetch_and_add(&fq_fresh_pkts, FQ_PKT_BATCH);
+	if (first >= qd_cap_packets)
+		return 0;
+	/* Chain slots first + 1 .. first + n, the last pointing nowhere. */
+	head = 0;
+	bpf_for(i, 0, FQ_PKT_BATCH) {
+		u32 p = first + FQ_PKT_BATCH - i;
+
+		if (p > qd_cap_packets || !(s = pkt_at(p)))
+			continue;
+		s->next = head;
+		head = p;
+		in->pkt_cur.n++;
+	}
+	in->pkt_cur.head = head;
+	return head != 0;
+}
+
+static __always_inline u32 pkt_alloc(struct fq_inst *in, struct fq_pkt **slot)
+{
+	struct fq_pkt *s;
+	u32 p;
+
+	if (!in->pkt_cur.head && !pkt_refill(in))
+		return 0;
+	p = in->pkt_cur.head;
+	s = pkt_at(p);
+	if (!s)
+		return 0;
+	in->pkt_cur.head = s->next;
+	in->pkt_cur.n--;
+	*slot = s;
+	return p;
+}
+
+/* Give the instance's spare chain back to the pool. */
+static __noinline void pkt_spill(struct fq_inst *in)
+{
+	u32 head = in->pkt_spare.head;
+	struct fq_pkt *s = pkt_at(head);
+
+	if (s) {
+		s->len = in->pkt_spare.n;
+		/* Cannot fail: the pool has room for every slot there is. */
+		bpf_map_push_elem(&pkt_pool, &head, 0);
+	}
+	in->pkt_spare.head = 0;
+	in->pkt_spare.n = 0;
+}
+
+static __always_inline void pkt_free(struct fq_inst *in, u32 p, struct fq_pkt *s)
+{
+	s->next = in->pkt_cur.head;
+	in->pkt_cur.head = p;
+	if (++in->pkt_cur.n < FQ_PKT_BATCH)
+		return;
+	if (in->pkt_spare.head)
+		pkt_spill(in);
+	in->pkt_spare = in->pkt_cur;
+	in->pkt_cur.head = 0;
+	in->pkt_cur.n = 0;
+}
+
+/* Flow slots: the same scheme, chained through hnext, counted in qlen. */
+static __noinline u32 flow_refill(struct fq_inst *in)
+{
+	struct fq_flow *f;
+	u32 head;
+	int i;
+	u64 first;
+
+	if (in->flow_spare.head) {
+		in->flow_cur = in->flow_spare;
+		in->flow_spare.head = 0;
+		in->flow_spare.n = 0;
+		return 1;
+	}
+	if (!bpf_map_pop_elem(&flow_pool, &head) && (f = flow_at(head))) {
+		in->flow_cur.head = head;
+		in->flow_cur.n = f->qlen;
+		return 1;
+	}
+	first = __sync_fetch_and_add(&fq_fresh_flows, FQ_FLOW_BATCH);
+	if (first >= qd_cap_flows)
+		return 0;
+	head = 0;
+	bpf_for(i, 0, FQ_FLOW_BATCH) {
+		u32 n = first + FQ_FLOW_BATCH - 1 - i;
+
+		if (n >= qd_cap_flows || !(f = flow_at(flow_first() + n)))
+			continue;
+		f->hnext = head;
+		head = flow_first() + n;
+		in->flow_cur.n++;
+	}
+	in->flow_cur.head = head;
+	return head != 0;
+}
+
+static __always_inline u32 flow_take(struct fq_inst *in)
+{
+	struct fq_flow *f;
+	u32 idx;
+
+	if (!in->flow_cur.head && !flow_refill(in))
+		return 0;
+	idx = in->flow_cur.head;
+	f = flow_at(idx);
+	if (!f)
+		return 0;
+	in->flow_cur.head = f->hnext;
+	in->flow_cur.n--;
+	return idx;
+}
+
+static __noinline void flow_spill(struct fq_inst *in)
+{
+	u32 head = in->flow_spare.head;
+	struct fq_flow *f = flow_at(head);
+
+	if (f) {
+		f->qlen = in->flow_spare.n;
+		bpf_map_push_elem(&flow_pool, &head, 0);
+	}
+	in->flow_spare.head = 0;
+	in->flow_spare.n = 0;
+}
+
+static __always_inline void flow_put(struct fq_inst *in, u32 idx, struct fq_flow *f)
+{
+	f->hnext = in->flow_cur.head;
+	in->flow_cur.head = idx;
+	if (++in->flow_cur.n < FQ_FLOW_BATCH)
+		return;
+	if (in->flow_spare.head)
+		flow_spill(in);
+	in->flow_spare = in->flow_cur;
+	in->flow_cur.head = 0;
+	in->flow_cur.n = 0;
+}
+
+/* Everything the instance keeps for itself goes back to the pools. */
+static __always_inline void pools_return(struct fq_inst *in)
+{
+	if (in->pkt_spare.head)
+		pkt_spill(in);
+	in->pkt_spare = in->pkt_cur;
+	in->pkt_cur.head = 0;
+	in->pkt_cur.n = 0;
+	if (in->pkt_spare.head)
+		pkt_spill(in);
+	if (in->flow_spare.head)
+		flow_spill(in);
+	in->flow_spare = in->flow_cur;
+	in->flow_cur.head = 0;
+	in->flow_cur.n = 0;
+	if (in->flow_spare.head)
+		flow_spill(in);
+}
+
+/* A block of the bucket pool, as a block number of the buckets map; 0: none. */
+static __always_inline u32 block_take(void)
+{
+	u32 b;
+	u64 n;
+
+	if (!bpf_map_pop_elem(&bucket_pool, &b))
+		return qd_cap_instances + b;
+	n = __sync_fetch_and_add(&fq_fresh_blocks, 1);
+	if (n >= qd_cap_bucket_pool / FQ_BLOCK)
+		return 0;
+	return qd_cap_instances + n;
+}
+
+static __always_inline void block_put(u32 block)
+{
+	u32 b = block - qd_cap_instances;
+
+	bpf_map_push_elem(&bucket_pool, &b, 0);
+}
+
+/* --- lists and the heap --------------------------------------------- */
+
 /* The new and old lists: singly linked through lnext, with head and tail. */
-static __always_inline void list_add_tail(const struct fq_ctx *c, u32 *head, u32 *tail, u32 idx,
-					  struct fq_flow *f)
+static __always_inline void list_add_tail(u32 *head, u32 *tail, u32 idx, struct fq_flow *f)
 {
 	struct fq_flow *t;
 
 	f->lnext = 0;
-	if (*tail && (t = flow_at(c, *tail)))
+	if (*tail && (t = flow_at(*tail)))
 		t->lnext = idx;
 	else
 		*head = idx;
@@ -223,105 +463,138 @@ static __always_inline void list_pop_head(u32 *head, u32 *tail, struct fq_flow *
 	f->lnext = 0;
 }
 
+/*
+ * The idle list: every idle flow of the pool, in the order they went idle,
+ * doubly linked (lnext, lprev) so that a flow leaving it costs no search.
+ */
+static __always_inline void idle_add(struct fq_inst *in, u32 idx, struct fq_flow *f)
+{
+	struct fq_flow *t;
+
+	f->lnext = 0;
+	f->lprev = in->idle_tail;
+	if (in->idle_tail && (t = flow_at(in->idle_tail)))
+		t->lnext = idx;
+	else
+		in->idle_head = idx;
+	in->idle_tail = idx;
+}
+
+static __always_inline void idle_del(struct fq_inst *in, struct fq_flow *f)
+{
+	struct fq_flow *n;
+
+	if (f->lprev && (n = flow_at(f->lprev)))
+		n->lnext = f->lnext;
+	else
+		in->idle_head = f->lnext;
+	if (f->lnext && (n = flow_at(f->lnext)))
+		n->lprev = f->lprev;
+	else
+		in->idle_tail = f->lprev;
+	f->lnext = 0;
+	f->lprev = 0;
+}
+
 static __always_inline void set_idle(const struct fq_ctx *c, u32 idx, struct fq_flow *f, u64 now)
 {
-	struct fq_inst *in = c->in;
-	struct fq_idle_ent *e;
-
 	f->state = FQ_IDLE;
 	f->age = now;
-	in->stats.inactive_flows++;
-	if (idx < FQ_FLOW_FIRST)
+	/* The reserved flows stay out of the counts and the collection. */
+	if (idx < flow_first())
 		return;
-	/* A full ring forgets its oldest entry; chain walks still collect it. */
-	if (in->idle_tail - in->idle_head >= FQ_FLOWS)
-		in->idle_head++;
-	e = idle_at(c, in->idle_tail);
-	if (!e)
-		return;
-	e->age = now;
-	e->flow = idx;
-	in->idle_tail++;
+	c->in->stats.inactive_flows++;
+	idle_add(c->in, idx, f);
 }
 
-static __always_inline void heap_push(const struct fq_ctx *c, u64 time, u32 flow)
+static __always_inline u32 heap_rank(u32 idx)
 {
-	struct fq_inst *in = c->in;
-	struct fq_heap_ent *e, *p;
-	u32 i = in->heap_len, parent;
-	int step;
+	struct fq_flow *f = idx ? flow_at(idx) : NULL;
 
-	if (i >= FQ_FLOWS)
-		return;
-	in->heap_len++;
-	bpf_for(step, 0, FQ_HEAP_DEPTH) {
-		if (!i)
-			break;
-		parent = (i - 1) / 2;
-		p = heap_at(c, parent);
-		e = heap_at(c, i);
-		if (!p || !e || p->time <= time)
-			break;
-		*e = *p;
-		i = parent;
-	}
-	e = heap_at(c, i);
-	if (e) {
-		e->time = time;
-		e->flow = flow;
-	}
+	return f ? f->hrank : 0;
 }
 
-static __always_inline void heap_pop(const struct fq_ctx *c)
+/*
+ * Merge two leftist heaps of throttled flows, keyed by time_next_packet.
+ * Down the right spines (at most log2(n + 1) flows each), the right links
+ * are turned to point back up; going up again they take the merged
+ * subtree, children swap where the left rank would be the smaller, and
+ * ranks are fixed. No memory but the flows' own, and O(log n) in the
+ * worst case.
+ */
+static __noinline u32 heap_merge(u32 a, u32 b)
 {
-	struct fq_inst *in = c->in;
-	struct fq_heap_ent last, *e, *l, *r, *m;
-	u32 i = 0, len;
-	int step;
+	struct fq_flow *fa, *fb, *p;
+	u32 up = 0, t, res;
+	int i;
 
-	if (!in->heap_len)
-		return;
-	len = --in->heap_len;
-	e = heap_at(c, len);
-	if (!e || !len)
-		return;
-	last = *e;
-	bpf_for(step, 0, FQ_HEAP_DEPTH) {
-		u32 child = 2 * i + 1;
-
-		if (child >= len)
+	bpf_for(i, 0, FQ_HEAP_STEPS) {
+		if (!a || !b)
 			break;
-		l = heap_at(c, child);
-		r = heap_at(c, child + 1);
-		if (!l || !r)
+		fa = flow_at(a);
+		fb = flow_at(b);
+		if (!fa || !fb)
 			break;
-		m = l;
-		if (child + 1 < len && r->time < l->time) {
-			m = r;
-			child++;
+		if (fb->time_next_packet < fa->time_next_packet) {
+			t = a;
+			a = b;
+			b = t;
+			fa = fb;
 		}
-		if (m->time >= last.time)
-			break;
-		e = heap_at(c, i);
-		if (!e)
-			break;
-		*e = *m;
-		i = child;
+		t = fa->hright;
+		fa->hright = up;
+		up = a;
+		a = t;
 	}
-	e = heap_at(c, i);
-	if (e)
-		*e = last;
+	res = a ?: b;
+	bpf_for(i, 0, FQ_HEAP_STEPS) {
+		u32 rl, rr;
+
+		if (!up)
+			break;
+		p = flow_at(up);
+		if (!p)
+			break;
+		t = p->hright;
+		p->hright = res;
+		rl = heap_rank(p->hleft);
+		rr = heap_rank(res);
+		if (rl < rr) {
+			p->hright = p->hleft;
+			p->hleft = res;
+			rr = rl;
+		}
+		p->hrank = rr + 1;
+		res = up;
+		up = t;
+	}
+	return res;
+}
+
+static __always_inline void heap_push(struct fq_inst *in, u32 idx, struct fq_flow *f)
+{
+	f->hleft = 0;
+	f->hright = 0;
+	f->hrank = 1;
+	in->heap_root = heap_merge(in->heap_root, idx);
+}
+
+static __always_inline void heap_pop(struct fq_inst *in, struct fq_flow *top)
+{
+	in->heap_root = heap_merge(top->hleft, top->hright);
+	top->hleft = 0;
+	top->hright = 0;
+	top->hrank = 0;
 }
 
 /* Move flows whose time has come from the heap to the old list. */
 static __always_inline void fq_check_throttled(const struct fq_ctx *c, u64 now)
 {
 	struct fq_inst *in = c->in;
-	struct fq_heap_ent *top;
 	struct fq_flow *f;
 	int i;
 
-	if (!in->heap_len || in->time_next_delayed_flow > now)
+	if (!in->heap_root || in->time_next_delayed_flow > now)
 		return;
 	/* sch_fq's EWMA of how late the watchdog woke us. */
 	if (in->time_next_delayed_flow) {
@@ -331,71 +604,80 @@ static __always_inline void fq_check_throttled(const struct fq_ctx *c, u64 now)
 		in->stats.unthrottle_latency_ns += sample >> 3;
 	}
 	in->time_next_delayed_flow = 0;
-	bpf_for(i, 0, FQ_FLOWS) {
-		u32 idx;
+	bpf_for(i, 0, FQ_MAX_FLOWS) {
+		u32 idx = in->heap_root;
 
-		if (!in->heap_len)
+		if (!idx)
 			break;
-		top = heap_at(c, 0);
-		if (!top)
+		f = flow_at(idx);
+		if (!f)
 			break;
-		if (top->time > now) {
-			in->time_next_delayed_flow = top->time;
+		if (f->time_next_packet > now) {
+			in->time_next_delayed_flow = f->time_next_packet;
 			break;
 		}
-		idx = top->flow;
-		heap_pop(c);
-		f = flow_at(c, idx);
-		if (!f || f->state != FQ_THROTTLED)
+		heap_pop(in, f);
+		if (f->state != FQ_THROTTLED)
 			continue;
 		f->state = FQ_OLD;
 		in->stats.throttled_flows--;
-		list_add_tail(c, &in->old_head, &in->old_tail, idx, f);
+		list_add_tail(&in->old_head, &in->old_tail, idx, f);
 	}
 }
+
+/* --- flows ----------------------------------------------------------- */
 
 static __always_inline void flow_free(const struct fq_ctx *c, u32 idx, struct fq_flow *f)
 {
 	struct fq_inst *in = c->in;
 
-	if (f->state == FQ_IDLE)
+	if (f->state == FQ_IDLE) {
 		in->stats.inactive_flows--;
+		idle_del(in, f);
+	}
 	f->state = FQ_FREE;
 	f->key = 0;
-	f->hnext = in->free_flow;
-	in->free_flow = idx;
+	f->owner = 0;
 	in->stats.flows--;
+	flow_put(in, idx, f);
+}
+
+/* Whether idle flow f may be collected: nothing queued, no departure ahead. */
+static __always_inline bool flow_collectable(const struct fq_flow *f, u64 now)
+{
+	return f->state == FQ_IDLE && !f->qlen && f->time_next_packet <= now;
 }
 
 /* Take idle flow idx out of its bucket's chain and free it. */
-static __always_inline bool flow_reclaim(const struct fq_ctx *c, u32 idx)
+static __noinline bool flow_reclaim(const struct fq_ctx *c, u32 idx)
 {
-	struct fq_flow *f = flow_at(c, idx), *p;
+	struct fq_flow *f = flow_at(idx), *p;
 	u32 *head, cur, prev = 0;
 	int i;
 
-	if (!f || f->state != FQ_IDLE || f->qlen || idx < FQ_FLOW_FIRST)
+	if (!f || f->state != FQ_IDLE || f->qlen || idx < flow_first())
 		return false;
 	head = bucket_at(c, f->bucket);
 	if (!head)
 		return false;
 	cur = *head;
-	bpf_for(i, 0, FQ_FLOWS) {
+	bpf_for(i, 0, FQ_MAX_FLOWS) {
 		if (!cur)
 			break;
 		if (cur == idx) {
 			if (!prev) {
 				*head = f->hnext;
 			} else {
-				p = flow_at(c, prev);
+				p = flow_at(prev);
 				if (!p)
 					return false;
 				p->hnext = f->hnext;
 			}
 			flow_free(c, idx, f);
+			c->in->stats.gc_flows++;
 			return true;
 		}
-		p = flow_at(c, cur);
+		p = flow_at(cur);
 		if (!p)
 			break;
 		prev = cur;
@@ -405,59 +687,34 @@ static __always_inline bool flow_reclaim(const struct fq_ctx *c, u32 idx)
 }
 
 /*
- * Collect from the idle ring: flows idle for FQ_GC_AGE, or with force the
- * oldest idle flow whatever its age (the table is full). Entries of flows
- * that became active again, or idle again later, are stale and skipped.
+ * Collect from the head of the idle list: flows idle for FQ_GC_AGE, or with
+ * force the flow idle longest whatever its age (the instance has no room),
+ * looking at a few in case the oldest ones still have a departure ahead.
  */
-static __always_inline u32 fq_gc_ring(const struct fq_ctx *c, u64 now, bool force, int budget)
+static __always_inline bool fq_gc_idle(const struct fq_ctx *c, u64 now, bool force)
 {
 	struct fq_inst *in = c->in;
-	u32 freed = 0;
+	u32 idx = in->idle_head;
 	int i;
 
 	/* Most packets find nothing to collect: spare them the loop's setup. */
-	if (in->idle_head == in->idle_tail)
-		return 0;
-	bpf_for(i, 0, budget) {
-		struct fq_idle_ent *e;
+	if (!idx)
+		return false;
+	bpf_for(i, 0, FQ_RECLAIM_LOOK) {
 		struct fq_flow *f;
-		u32 idx;
 
-		if (in->idle_head == in->idle_tail)
+		if (!idx)
 			break;
-		e = idle_at(c, in->idle_head);
-		if (!e)
+		f = flow_at(idx);
+		if (!f)
 			break;
-		if (!force && now - e->age < FQ_GC_AGE)
+		if (!force && now - f->age < FQ_GC_AGE)
 			break;
-		idx = e->flow;
-		in->idle_head++;
-		f = flow_at(c, idx);
-		if (!f || f->state != FQ_IDLE || f->age != e->age)
-			continue;
-		if (flow_reclaim(c, idx)) {
-			freed = idx;
-			in->stats.gc_flows++;
+		if (flow_collectable(f, now))
+			return flow_reclaim(c, idx);
+		if (!force)
 			break;
-		}
-	}
-	return freed;
-}
-
-/* Free some idle flow of the table, searching on from the last search. */
-static __always_inline bool fq_reclaim_scan(const struct fq_ctx *c)
-{
-	struct fq_inst *in = c->in;
-	int i;
-
-	bpf_for(i, 0, 512) {
-		u32 idx = FQ_FLOW_FIRST + in->reclaim_pos++ % (FQ_FLOWS - FQ_FLOW_FIRST);
-		struct fq_flow *f = flow_at(c, idx);
-
-		if (f && f->state == FQ_IDLE && !f->qlen && flow_reclaim(c, idx)) {
-			in->stats.gc_flows++;
-			return true;
-		}
+		idx = f->lnext;
 	}
 	return false;
 }
@@ -465,32 +722,17 @@ static __always_inline bool fq_reclaim_scan(const struct fq_ctx *c)
 static __always_inline u32 flow_alloc(const struct fq_ctx *c, u64 now)
 {
 	struct fq_inst *in = c->in;
-	struct fq_flow *f;
 	u32 idx;
 
-	if (in->free_flow) {
-		idx = in->free_flow;
-		f = flow_at(c, idx);
-		if (!f)
-			return 0;
-		in->free_flow = f->hnext;
-		return idx;
+	if (in->stats.flows < qd_cap_instance_flows) {
+		idx = flow_take(in);
+		if (idx)
+			return idx;
 	}
-	if (in->next_flow < FQ_FLOWS)
-		return in->next_flow++;
-	/*
-	 * Full: the flow idle the longest gives its slot up early. The ring
-	 * may have forgotten it (flows that go idle again and again push
-	 * entries out), so else the table itself is searched for an idle flow.
-	 */
-	if (!fq_gc_ring(c, now, true, 64) && !fq_reclaim_scan(c))
+	/* No room: the flow idle the longest gives its slot up early. */
+	if (!fq_gc_idle(c, now, true))
 		return 0;
-	idx = in->free_flow;
-	f = flow_at(c, idx);
-	if (!f)
-		return 0;
-	in->free_flow = f->hnext;
-	return idx;
+	return flow_take(in);
 }
 
 static __always_inline void flow_init(struct fq_flow *f, u64 key, u32 socket_hash, u32 credit,
@@ -505,6 +747,10 @@ static __always_inline void flow_init(struct fq_flow *f, u64 key, u32 socket_has
 	f->head = 0;
 	f->tail = 0;
 	f->lnext = 0;
+	f->lprev = 0;
+	f->hleft = 0;
+	f->hright = 0;
+	f->hrank = 0;
 	f->pkts = 0;
 	f->bytes = 0;
 	f->drops = 0;
@@ -515,15 +761,16 @@ static __always_inline void flow_init(struct fq_flow *f, u64 key, u32 socket_has
 /*
  * The flow of skb: the socket for local traffic, the masked packet hash for
  * packets without one, listeners and time-wait sockets, and unconnected
- * UDP sockets (sch_fq's rules). Returns the flow's index, 0 when the table
- * has no room; *fp is the flow when this found or made it, else NULL.
+ * UDP sockets (sch_fq's rules). Returns the flow's index, 0 when the
+ * instance has no room; *fp is the flow when this found or made it, else
+ * NULL.
  */
 static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch,
 				       struct sk_buff *skb, u64 now, struct fq_flow **fp)
 {
 	struct fq_inst *in = c->in;
 	struct sock *sk = skb->sk;
-	u32 socket_hash = 0, nb, b, cur, idx = 0, prev = 0, gc = 0;
+	u32 socket_hash = 0, b, cur, idx = 0, prev = 0, gc = 0;
 	struct fq_flow *f, *p, *found = NULL;
 	bool crowded = false;
 	u64 key;
@@ -533,7 +780,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 	*fp = NULL;
 	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL) {
 		in->stats.highprio_packets++;
-		return FQ_FLOW_PRIO;
+		return flow_prio(c);
 	}
 	if (sk && !fq_sk_flow(sk))
 		sk = NULL;
@@ -550,18 +797,17 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 		key = ((u64)(flow_hash(skb, c->in->hash_key) & c->cfg->orphan_mask) << 1) | 1;
 	}
 
-	nb = fq_nbuckets(c->cfg);
-	b = fq_bucket_of(key, nb);
+	b = fq_bucket_of(key, in->buckets);
 	head = bucket_at(c, b);
 	if (!head)
 		return 0;
 	cur = *head;
-	bpf_for(i, 0, FQ_FLOWS) {
+	bpf_for(i, 0, FQ_MAX_FLOWS) {
 		u32 next;
 
 		if (!cur)
 			break;
-		f = flow_at(c, cur);
+		f = flow_at(cur);
 		if (!f)
 			break;
 		next = f->hnext;
@@ -571,11 +817,11 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 			break;
 		}
 		/* Collect what this walk passes, as sch_fq does. */
-		if (f->state == FQ_IDLE && !f->qlen && now - f->age > FQ_GC_AGE && gc < FQ_GC_MAX) {
+		if (flow_collectable(f, now) && now - f->age > FQ_GC_AGE && gc < FQ_GC_MAX) {
 			if (!prev) {
 				*head = next;
 			} else {
-				p = flow_at(c, prev);
+				p = flow_at(prev);
 				if (!p)
 					break;
 				p->hnext = next;
@@ -592,18 +838,22 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 	}
 
 	if (found) {
-		/* The socket was freed and its memory reused by another one. */
+		/*
+		 * The socket was freed and its memory reused by another one. A
+		 * throttled flow keeps its time: the heap is ordered by it.
+		 */
 		if (sk && found->socket_hash != socket_hash) {
 			found->socket_hash = socket_hash;
 			found->credit = fq_initial_quantum(c);
-			found->time_next_packet = 0;
+			if (found->state != FQ_THROTTLED)
+				found->time_next_packet = 0;
 		}
 		*fp = found;
 		return idx;
 	}
 
 	idx = flow_alloc(c, now);
-	f = idx ? flow_at(c, idx) : NULL;
+	f = idx ? flow_at(idx) : NULL;
 	if (!f) {
 		in->stats.allocation_errors++;
 		return 0;
@@ -617,46 +867,124 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 	if (crowded)
 		in->stats.collisions++;
 	flow_init(f, key, socket_hash, fq_initial_quantum(c), now);
+	f->owner = c->id + 1;
 	f->bucket = b;
 	f->hnext = *head;
 	*head = idx;
 	in->stats.flows++;
-	/* Idle until the caller queues to it; no ring entry, it is not old. */
-	f->state = FQ_IDLE;
-	in->stats.inactive_flows++;
+	/* Idle until the caller queues to it, which takes it off the list. */
+	set_idle(c, idx, f, now);
 	*fp = f;
 	return idx;
 }
 
-/* Re-chain every flow after `buckets` changed. */
-static __always_inline void fq_rehash(const struct fq_ctx *c)
+/*
+ * Bucket heads for n buckets: the instance's own block, then blocks of the
+ * pool; with too few blocks to be had, the most buckets the blocks held
+ * give (a power of two). Returns how many buckets there are.
+ */
+static __always_inline u32 fq_blocks(struct fq_inst *in, u32 n)
 {
-	u32 nb = fq_nbuckets(c->cfg);
+	u32 want = (n + FQ_BLOCK - 1) / FQ_BLOCK, got;
 	int i;
 
-	bpf_for(i, 0, FQ_MAX_BUCKETS) {
-		u32 *h = bucket_at(c, i);
+	bpf_for(i, 0, FQ_MAX_BLOCKS) {
+		u32 nb = in->nblocks;
 
+		if (nb <= want || nb <= 1)
+			break;
+		in->nblocks--;
+		block_put(in->block[(nb - 1) & (FQ_MAX_BLOCKS - 1)]);
+	}
+	bpf_for(i, 0, FQ_MAX_BLOCKS) {
+		u32 nb = in->nblocks, blk;
+
+		if (nb >= want)
+			break;
+		blk = block_take();
+		if (!blk)
+			break;
+		in->block[nb & (FQ_MAX_BLOCKS - 1)] = blk;
+		in->nblocks++;
+	}
+	got = in->nblocks * FQ_BLOCK;
+	if (got >= n)
+		return n;
+	/* The largest power of two that fits in what was had. */
+	n = FQ_BLOCK;
+	bpf_for(i, 0, 9) {
+		if (n * 2 > got)
+			break;
+		n *= 2;
+	}
+	return n;
+}
+
+/*
+ * Re-chain every flow after `buckets` changed: gather the chains into one
+ * list, resize the blocks, empty the new heads and chain the flows anew.
+ */
+static __noinline void fq_rehash(const struct fq_ctx *c)
+{
+	struct fq_inst *in = c->in;
+	u32 all = 0, nb;
+	int i, j;
+
+	bpf_for(i, 0, FQ_MAX_BUCKETS) {
+		u32 *h, cur;
+
+		if ((u32)i >= in->buckets)
+			break;
+		h = bucket_at(c, i);
+		if (!h)
+			continue;
+		cur = *h;
+		*h = 0;
+		bpf_for(j, 0, FQ_MAX_FLOWS) {
+			struct fq_flow *f;
+			u32 next;
+
+			if (!cur)
+				break;
+			f = flow_at(cur);
+			if (!f)
+				break;
+			next = f->hnext;
+			f->hnext = all;
+			all = cur;
+			cur = next;
+		}
+	}
+	nb = fq_blocks(in, fq_nbuckets(c->cfg));
+	bpf_for(i, 0, FQ_MAX_BUCKETS) {
+		u32 *h;
+
+		if ((u32)i >= nb)
+			break;
+		h = bucket_at(c, i);
 		if (h)
 			*h = 0;
 	}
-	bpf_for(i, FQ_FLOW_FIRST, FQ_FLOWS) {
+	bpf_for(j, 0, FQ_MAX_FLOWS) {
 		struct fq_flow *f;
-		u32 *h;
+		u32 next, *h;
 
-		if ((u32)i >= c->in->next_flow)
+		if (!all)
 			break;
-		f = flow_at(c, i);
-		if (!f || f->state == FQ_FREE)
-			continue;
+		f = flow_at(all);
+		if (!f)
+			break;
+		next = f->hnext;
 		f->bucket = fq_bucket_of(f->key, nb);
 		h = bucket_at(c, f->bucket);
-		if (!h)
-			continue;
-		f->hnext = *h;
-		*h = i;
+		if (h) {
+			f->hnext = *h;
+			*h = all;
+		}
+		all = next;
 	}
-	c->in->buckets = nb;
+	in->buckets = nb;
+	in->buckets_want = c->cfg->buckets;
 }
 
 /*
@@ -687,7 +1015,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 	u32 len = qdisc_pkt_len(skb), idx, p;
 	struct fq_ctx c;
 	struct fq_flow *f;
-	struct fq_pkt *slot, *tp;
+	struct fq_pkt *slot = NULL, *tp;
 	u64 now, tts;
 
 	if (!fq_get(sch, &c) || sch->q.qlen >= c.cfg->limit)
@@ -707,9 +1035,9 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 		return NET_XMIT_SUCCESS;
 	}
 	now = bpf_ktime_get_ns();
-	if (c.in->buckets != fq_nbuckets(c.cfg))
+	if (c.in->buckets_want != c.cfg->buckets)
 		fq_rehash(&c);
-	fq_gc_ring(&c, now, false, 2);
+	fq_gc_idle(&c, now, false);
 
 	tts = qd_time_to_send(skb, now);
 	if (tts > now + c.cfg->horizon) {
@@ -721,29 +1049,19 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 		c.in->stats.horizon_caps++;
 	}
 
-	idx = fq_classify(&c, sch, skb, now, &f) ?: FQ_FLOW_OVERFLOW;
+	idx = fq_classify(&c, sch, skb, now, &f) ?: flow_overflow(&c);
 	if (!f)
-		f = flow_at(&c, idx);
+		f = flow_at(idx);
 	if (!f)
 		goto drop;
-	if (idx != FQ_FLOW_PRIO && f->qlen >= c.cfg->flow_limit) {
+	if (idx != flow_prio(&c) && f->qlen >= c.cfg->flow_limit) {
 		c.in->stats.flows_plimit++;
 		f->drops++;
 		goto drop;
 	}
 
-	if (c.in->free_pkt) {
-		p = c.in->free_pkt;
-		slot = pkt_at(&c, p);
-		if (!slot)
-			goto drop;
-		c.in->free_pkt = slot->next;
-	} else if (c.in->next_pkt <= FQ_PKTS) {
-		p = c.in->next_pkt++;
-		slot = pkt_at(&c, p);
-		if (!slot)
-			goto drop;
-	} else {
+	p = pkt_alloc(c.in, &slot);
+	if (!p || !slot) {
 		c.in->stats.allocation_errors++;
 		goto drop;
 	}
@@ -755,7 +1073,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 		/* Cannot happen: the slot was free. Never leak what was there. */
 		bpf_qdisc_skb_drop(skb, to_free);
 	}
-	if (f->tail && (tp = pkt_at(&c, f->tail)))
+	if (f->tail && (tp = pkt_at(f->tail)))
 		tp->next = p;
 	else
 		f->head = p;
@@ -765,10 +1083,13 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 	sch->q.qlen++;
 	sch->qstats.backlog += len;
 
-	if (f->state == FQ_IDLE && idx != FQ_FLOW_PRIO) {
-		c.in->stats.inactive_flows--;
+	if (f->state == FQ_IDLE && idx != flow_prio(&c)) {
+		if (idx >= flow_first()) {
+			c.in->stats.inactive_flows--;
+			idle_del(c.in, f);
+		}
 		f->state = FQ_NEW;
-		list_add_tail(&c, &c.in->new_head, &c.in->new_tail, idx, f);
+		list_add_tail(&c.in->new_head, &c.in->new_tail, idx, f);
 		if (now - f->age > c.cfg->refill_delay && f->credit < (s32)fq_quantum(&c))
 			f->credit = fq_quantum(&c);
 	}
@@ -791,10 +1112,9 @@ static __always_inline struct sk_buff *flow_dequeue(const struct fq_ctx *c, stru
 	f->head = slot->next;
 	if (!f->head)
 		f->tail = 0;
-	slot->next = c->in->free_pkt;
-	c->in->free_pkt = p;
 	f->qlen--;
 	f->backlog -= slot->len;
+	pkt_free(c->in, p, slot);
 	return skb;
 }
 
@@ -886,8 +1206,8 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		return NULL;
 	now = bpf_ktime_get_ns();
 
-	f = flow_at(&c, FQ_FLOW_PRIO);
-	if (f && f->qlen && (slot = pkt_at(&c, f->head))) {
+	f = flow_at(flow_prio(&c));
+	if (f && f->qlen && (slot = pkt_at(f->head))) {
 		skb = flow_dequeue(&c, f, slot);
 		if (skb)
 			return fq_done(sch, &c, f, skb);
@@ -902,14 +1222,14 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 
 		if (!idx)
 			break;
-		f = flow_at(&c, idx);
+		f = flow_at(idx);
 		if (!f)
 			break;
 		if (f->credit <= 0) {
 			f->credit += fq_quantum(&c);
 			list_pop_head(head, tail, f);
 			f->state = FQ_OLD;
-			list_add_tail(&c, &c.in->old_head, &c.in->old_tail, idx, f);
+			list_add_tail(&c.in->old_head, &c.in->old_tail, idx, f);
 			continue;
 		}
 		if (!f->qlen) {
@@ -917,13 +1237,13 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 			/* Force a pass through old flows so they do not starve. */
 			if (from_new && c.in->old_head) {
 				f->state = FQ_OLD;
-				list_add_tail(&c, &c.in->old_head, &c.in->old_tail, idx, f);
+				list_add_tail(&c.in->old_head, &c.in->old_tail, idx, f);
 			} else {
 				set_idle(&c, idx, f, now);
 			}
 			continue;
 		}
-		slot = pkt_at(&c, f->head);
+		slot = pkt_at(f->head);
 		if (!slot)
 			break;
 		due = slot->time_to_send > f->time_next_packet ? slot->time_to_send
@@ -934,7 +1254,7 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 			f->state = FQ_THROTTLED;
 			c.in->stats.throttled++;
 			c.in->stats.throttled_flows++;
-			heap_push(&c, due, idx);
+			heap_push(c.in, idx, f);
 			if (!c.in->time_next_delayed_flow || due < c.in->time_next_delayed_flow)
 				c.in->time_next_delayed_flow = due;
 			continue;
@@ -950,62 +1270,105 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	if (c.in->new_head || c.in->old_head)
 		/* Out of rounds with work left: come back at once. */
 		bpf_qdisc_watchdog_schedule(sch, now, 0);
-	else if (c.in->heap_len)
+	else if (c.in->heap_root)
 		bpf_qdisc_watchdog_schedule(sch, c.in->time_next_delayed_flow, c.cfg->timer_slack);
 	return NULL;
 }
 
-/* Free every queued packet and forget every flow. */
-static __always_inline void fq_purge(const struct fq_ctx *c)
+/* Free the packets queued on flow f and give their slots back. */
+static __always_inline void flow_purge(const struct fq_ctx *c, struct fq_flow *f)
+{
+	struct sk_buff *skb;
+	int i;
+
+	bpf_for(i, 0, FQ_MAX_PACKETS) {
+		struct fq_pkt *slot;
+		u32 p = f->head;
+
+		if (!p)
+			break;
+		slot = pkt_at(p);
+		if (!slot)
+			break;
+		skb = bpf_kptr_xchg(&slot->skb, NULL);
+		if (skb)
+			bpf_kfree_skb(skb);
+		f->head = slot->next;
+		pkt_free(c->in, p, slot);
+	}
+	f->head = 0;
+	f->tail = 0;
+	f->qlen = 0;
+	f->backlog = 0;
+}
+
+static __always_inline void reserved_init(const struct fq_ctx *c, u32 idx, u64 key, u32 owner)
+{
+	struct fq_flow *f = flow_at(idx);
+
+	if (!f)
+		return;
+	flow_purge(c, f);
+	flow_init(f, key, 0, 0, 0);
+	f->owner = owner;
+	f->state = owner ? FQ_IDLE : FQ_FREE;
+}
+
+/*
+ * Free every queued packet, forget every flow and give every slot back to
+ * the pools (the bucket blocks stay: they go with the instance).
+ */
+static __noinline void fq_purge(const struct fq_ctx *c, u32 owner)
 {
 	struct fq_inst *in = c->in;
 	struct fq_fast *fs;
 	struct sk_buff *skb;
-	int i;
+	int i, j;
 
 	fs = bpf_map_lookup_elem(&fast, &c->id);
 	skb = fs ? bpf_kptr_xchg(&fs->skb, NULL) : NULL;
 	if (skb)
 		bpf_kfree_skb(skb);
 	in->fast = 0;
-	bpf_for(i, 1, FQ_PKTS + 1) {
-		struct fq_pkt *slot;
-
-		if ((u32)i >= in->next_pkt)
-			break;
-		slot = pkt_at(c, i);
-		if (!slot)
-			continue;
-		skb = bpf_kptr_xchg(&slot->skb, NULL);
-		if (skb)
-			bpf_kfree_skb(skb);
-	}
 	bpf_for(i, 0, FQ_MAX_BUCKETS) {
-		u32 *h = bucket_at(c, i);
+		u32 *h, cur;
 
-		if (h)
-			*h = 0;
+		if ((u32)i >= in->buckets)
+			break;
+		h = bucket_at(c, i);
+		if (!h)
+			continue;
+		cur = *h;
+		*h = 0;
+		bpf_for(j, 0, FQ_MAX_FLOWS) {
+			struct fq_flow *f;
+			u32 next;
+
+			if (!cur)
+				break;
+			f = flow_at(cur);
+			if (!f)
+				break;
+			next = f->hnext;
+			flow_purge(c, f);
+			f->state = FQ_FREE;
+			f->key = 0;
+			f->owner = 0;
+			flow_put(in, cur, f);
+			cur = next;
+		}
 	}
+	reserved_init(c, flow_prio(c), FQ_KEY_PRIO, owner);
+	reserved_init(c, flow_overflow(c), FQ_KEY_OVERFLOW, owner);
 	in->new_head = in->new_tail = 0;
 	in->old_head = in->old_tail = 0;
-	in->free_flow = 0;
-	in->next_flow = FQ_FLOW_FIRST;
-	in->free_pkt = 0;
-	in->next_pkt = 1;
-	in->heap_len = 0;
 	in->idle_head = in->idle_tail = 0;
+	in->heap_root = 0;
 	in->time_next_delayed_flow = 0;
 	in->stats.flows = 0;
 	in->stats.inactive_flows = 0;
 	in->stats.throttled_flows = 0;
-	bpf_for(i, 1, FQ_FLOW_FIRST) {
-		struct fq_flow *f = flow_at(c, i);
-
-		if (f) {
-			flow_init(f, 0, 0, 0, 0);
-			f->state = FQ_IDLE;
-		}
-	}
+	pools_return(in);
 }
 
 SEC("struct_ops/fq_init")
@@ -1038,8 +1401,23 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	__builtin_memset(&c.in->stats, 0, sizeof(c.in->stats));
 	for (i = 0; i < FH_WORDS + 1; i++)
 		c.in->hash_key[i] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
-	fq_purge(&c);
-	c.in->buckets = fq_nbuckets(c.cfg);
+	/* A slot's state from a previous instance is gone: .destroy gave it all back. */
+	__builtin_memset(&c.in->flow_cur, 0, 4 * sizeof(struct fq_cache));
+	c.in->block[0] = c.id;
+	c.in->nblocks = 1;
+	c.in->buckets = 0;
+	fq_purge(&c, c.id + 1);
+	c.in->buckets = fq_blocks(c.in, fq_nbuckets(c.cfg));
+	c.in->buckets_want = c.cfg->buckets;
+	bpf_for(i, 0, FQ_MAX_BUCKETS) {
+		u32 *h;
+
+		if ((u32)i >= c.in->buckets)
+			break;
+		h = bucket_at(&c, i);
+		if (h)
+			*h = 0;
+	}
 	sch->limit = c.id + 1;
 	return 0;
 }
@@ -1051,7 +1429,7 @@ void BPF_PROG(fq_reset, struct Qdisc *sch)
 
 	if (!fq_get(sch, &c))
 		return;
-	fq_purge(&c);
+	fq_purge(&c, c.id + 1);
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
 }
@@ -1060,10 +1438,20 @@ SEC("struct_ops/fq_destroy")
 void BPF_PROG(fq_destroy, struct Qdisc *sch)
 {
 	struct fq_ctx c;
+	int i;
 
 	if (!fq_get(sch, &c))
 		return;
-	fq_purge(&c);
+	fq_purge(&c, 0);
+	bpf_for(i, 0, FQ_MAX_BLOCKS) {
+		u32 nb = c.in->nblocks;
+
+		if (nb <= 1)
+			break;
+		c.in->nblocks--;
+		block_put(c.in->block[(nb - 1) & (FQ_MAX_BLOCKS - 1)]);
+	}
+	c.in->buckets = 0;
 	qd_release(&c.in->hdr);
 }
 

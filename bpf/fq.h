@@ -3,24 +3,52 @@
  * fq's options, statistics and flow table, as fq.bpf.c keeps them and
  * qdiscctl reads and writes them.
  *
- * Everything lives in preallocated ARRAY maps addressed by indices: flows
- * in a per-instance table, packets in a per-instance pool of skb kptr
- * slots chained by index, throttled flows in a binary heap. No object is
- * allocated per packet or per flow, no lock is taken (an instance runs
- * under its qdisc's root lock), and memory stays bounded whatever the
- * traffic.
+ * Flows and packets live in ARRAY maps shared by every instance of a
+ * registration, handed out from pools (fq.bpf.c); each instance keeps
+ * only its lists, a small cache of free slots and its bucket heads. No
+ * object is allocated per packet, an instance's own work takes no lock
+ * (it runs under its qdisc's root lock), and memory stays bounded
+ * whatever the traffic.
  */
 #ifndef QDISCCTL_BPF_FQ_H
 #define QDISCCTL_BPF_FQ_H
 
-#define FQ_FLOWS	 4096  /* flow slots per instance, the reserved ones included */
-#define FQ_PKTS		 16384 /* packet slots per instance: the largest limit */
-#define FQ_MAX_BUCKETS	 4096
+/*
+ * Default capacities of a registration (kinds/fq.c lists them with their
+ * ranges; qdiscctl may register the kind with others).
+ */
+#define FQ_DEF_FLOWS	      131072 /* flow slots shared by all instances */
+#define FQ_DEF_INSTANCE_FLOWS 16384  /* the most flows one instance holds */
+#define FQ_DEF_PACKETS	      262144 /* packet slots shared by all instances */
+#define FQ_DEF_BUCKET_POOL    262144 /* buckets beyond each instance's first block */
 
-/* Reserved flow slots; index 0 means "none" in every chain. */
-#define FQ_FLOW_PRIO	 1 /* TC_PRIO_CONTROL packets, served first */
-#define FQ_FLOW_OVERFLOW 2 /* packets whose flow found no free slot */
-#define FQ_FLOW_FIRST	 3
+/*
+ * The most flows and packets a registration may have. A bpf_for over more
+ * than the kernel's BPF_MAX_LOOPS (2^23) runs not once, and the walks of
+ * a chain, a flow's packets or the heap are such loops.
+ */
+#define FQ_MAX_FLOWS   (1U << 22)
+#define FQ_MAX_PACKETS (1U << 23)
+
+/*
+ * Buckets come in blocks of FQ_BLOCK heads: every instance owns one block
+ * (slot s owns block s), and takes further ones from the bucket pool when
+ * its `buckets` exceeds FQ_BLOCK.
+ */
+#define FQ_BLOCK_SHIFT 10
+#define FQ_BLOCK       (1U << FQ_BLOCK_SHIFT)
+#define FQ_MAX_BUCKETS 262144 /* sch_fq's most (fq_trees_log 18) */
+#define FQ_MAX_BLOCKS  (FQ_MAX_BUCKETS / FQ_BLOCK)
+#define FQ_HEADS       8 /* bucket heads an entry of the buckets map */
+
+/*
+ * Instance slot s has two reserved flows in the shared table, 1 + 2s for
+ * TC_PRIO_CONTROL packets (served first) and 2 + 2s for packets whose flow
+ * found no free slot; index 0 means "none" in every chain, and the pool's
+ * flows follow the reserved ones. Their keys name them in `show flows`.
+ */
+#define FQ_KEY_PRIO	2
+#define FQ_KEY_OVERFLOW 4
 
 enum fq_flow_state {
 	FQ_FREE = 0,
@@ -58,10 +86,18 @@ struct fq_stats {
 	__u64 horizon_caps;
 	__u64 collisions; /* flows created in a bucket another flow used */
 	__u64 unthrottle_latency_ns;
-	__u32 flows;
-	__u32 inactive_flows;
+	__u32 flows;	      /* the instance's flows, the reserved two not counted */
+	__u32 inactive_flows; /* of them, idle ones */
 	__u32 throttled_flows;
 	__u32 pad;
+};
+
+/*
+ * A chain of free slots an instance keeps for itself, linked through the
+ * slots: head (0: empty) and how many.
+ */
+struct fq_cache {
+	__u32 head, n;
 };
 
 struct fq_inst {
@@ -73,34 +109,38 @@ struct fq_inst {
 	__u64 sch_addr;	    /* the Qdisc's address, for socket keys */
 	__u32 new_head, new_tail;
 	__u32 old_head, old_tail;
-	__u32 free_flow, next_flow; /* free chain, then never-used slots */
-	__u32 free_pkt, next_pkt;
-	__u32 heap_len;
-	__u32 idle_head, idle_tail; /* ring of flows in the order they went idle */
+	__u32 idle_head, idle_tail; /* idle flows, oldest first */
+	__u32 heap_root;	    /* leftist heap of throttled flows */
 	__u32 buckets;		    /* how many buckets the chains are hashed for */
+	__u32 buckets_want;	    /* the `buckets` they were made for */
+	__u32 nblocks;		    /* bucket blocks held, the own one included */
 	__u32 psched_mtu;	    /* the device's MTU plus link header, for quanta */
-	__u32 reclaim_pos;	    /* where the last scan for an idle flow stopped */
 	__u32 fast;		    /* 1: the fast slot holds a packet */
+	struct fq_cache flow_cur, flow_spare;
+	struct fq_cache pkt_cur, pkt_spare;
+	__u32 block[FQ_MAX_BLOCKS]; /* bucket block of each FQ_BLOCK buckets */
 };
 
-/* A flow slot: key FQ_FLOWS * instance + index of the "flows" map. */
+/* A flow slot of the shared "flows" map. */
 struct fq_flow {
 	__u64 key;		/* socket pointer, or (hash & orphan_mask) << 1 | 1 */
 	__u64 time_next_packet; /* ns; 0: none */
 	__u64 age;		/* ns when it went idle */
 	__u64 pkts;		/* sent */
 	__u64 bytes;
+	__u32 owner; /* instance slot + 1; 0: free */
 	__u32 drops;
 	__s32 credit;
 	__u32 qlen;
 	__u32 backlog;
-	__u32 head, tail; /* packet slots + 1 */
-	__u32 hnext;	  /* next flow in its bucket */
-	__u32 lnext;	  /* next flow on the new or old list */
+	__u32 head, tail; /* packet slots */
+	__u32 hnext;	  /* next flow in its bucket, or in a free chain */
+	__u32 lnext;	  /* next flow on the new, old or idle list */
+	__u32 lprev;	  /* previous flow on the idle list */
+	__u32 hleft, hright, hrank; /* in the heap of throttled flows */
 	__u32 bucket;
 	__u32 socket_hash;
 	__u32 state; /* enum fq_flow_state */
-	__u32 pad;
 };
 
 #endif

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * show ... flows: the flow table of every matching instance whose kind
- * keeps one, read entry by entry from the registration's map. The table
- * changes while it is read; each entry is consistent only with itself.
+ * keeps one: the entries of the registration's map the instance owns. The
+ * table changes while it is read; each entry is consistent only with
+ * itself.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -24,40 +25,104 @@ struct flows_ctx {
 	int ret;
 };
 
+#define FLOWS_BATCH 4096
+
 /*
- * Slot id's part of the map, per_inst values into vals: one batch, so that
- * the entries are close in time; entry by entry where batches fail.
+ * Keep the entries of batch vals (n values of vsize bytes, keys from first)
+ * that slot id owns and uses: append them to *vals_out, growing it.
  */
-static int read_values(int fd, const struct qd_flows *f, uint32_t id, uint32_t vsize, char *vals)
+static int keep_owned(const struct qd_flows *f, uint32_t id, uint32_t first, const char *vals,
+		      uint32_t n, uint32_t vsize, struct qd_flow_entry **e, char **kept,
+		      size_t *nkept, size_t *cap)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	uint32_t first = id * f->per_inst, in = first - 1, out, count = f->per_inst;
-	uint32_t *keys = calloc(f->per_inst, sizeof(*keys));
-	bool whole = false;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *val = vals + (size_t)i * vsize;
+		uint32_t owner;
 
-	/* A batch starts after in_batch; the map's first key needs none. */
-	if (keys && (!bpf_map_lookup_batch(fd, id ? &in : NULL, &out, keys, vals, &count, &opts) ||
-		     errno == ENOENT))
-		whole = count == f->per_inst && keys[0] == first &&
-			keys[count - 1] == first + count - 1;
-	free(keys);
-	if (whole)
-		return 0;
-	for (uint32_t i = 0; i < f->per_inst; i++) {
-		uint32_t key = first + i;
+		memcpy(&owner, val + f->owner_off, sizeof(owner));
+		if (owner != id + 1 || !qd_flow_used(f, val))
+			continue;
+		if (*nkept == *cap) {
+			size_t ncap = *cap ? 2 * *cap : 256;
+			struct qd_flow_entry *ne = realloc(*e, ncap * sizeof(**e));
+			char *nv;
 
-		if (bpf_map_lookup_elem(fd, &key, vals + (size_t)i * vsize))
-			return -errno;
+			if (!ne)
+				return -ENOMEM;
+			*e = ne;
+			nv = realloc(*kept, ncap * vsize);
+			if (!nv)
+				return -ENOMEM;
+			*kept = nv;
+			*cap = ncap;
+		}
+		memcpy(*kept + *nkept * vsize, val, vsize);
+		(*e)[*nkept].index = first + i;
+		(*nkept)++;
 	}
 	return 0;
 }
 
-/* The entries in use of slot id: a count, or -errno (printed). */
-static int read_table(const struct qd_reg *reg, uint32_t id, struct qd_flow_entry *e, char *vals)
+/*
+ * The entries slot id owns, read in batches of FLOWS_BATCH so that the
+ * entries of a batch are close in time (entry by entry where batches
+ * fail), into *e and *kept: a count, or -errno.
+ */
+static int read_owned(int fd, const struct qd_flows *f, uint32_t id, uint32_t vsize,
+		      uint32_t entries, struct qd_flow_entry **e, char **kept)
+{
+	uint32_t *keys = calloc(FLOWS_BATCH, sizeof(*keys));
+	char *vals = calloc(FLOWS_BATCH, vsize);
+	size_t nkept = 0, cap = 0;
+	int err = 0;
+
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t first = 0; first < entries && !err;) {
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+		uint32_t in = first - 1, out, count = FLOWS_BATCH;
+		bool whole = false;
+
+		if (count > entries - first)
+			count = entries - first;
+		/* A batch starts after in_batch; the map's first key needs none. */
+		if (!bpf_map_lookup_batch(fd, first ? &in : NULL, &out, keys, vals, &count,
+					  &opts) ||
+		    errno == ENOENT)
+			whole = count && keys[0] == first && keys[count - 1] == first + count - 1;
+		if (!whole) {
+			count = entries - first < FLOWS_BATCH ? entries - first : FLOWS_BATCH;
+			for (uint32_t i = 0; i < count; i++) {
+				uint32_t key = first + i;
+
+				if (bpf_map_lookup_elem(fd, &key, vals + (size_t)i * vsize)) {
+					err = -errno;
+					break;
+				}
+			}
+		}
+		if (!err)
+			err = keep_owned(f, id, first, vals, count, vsize, e, kept, &nkept, &cap);
+		first += count;
+	}
+	/* The values moved while growing: point the entries at them last. */
+	for (size_t i = 0; !err && i < nkept; i++)
+		(*e)[i].val = *kept + i * vsize;
+out:
+	free(keys);
+	free(vals);
+	return err ? err : (int)nkept;
+}
+
+/* The entries in use of slot id, in *e and *vals: a count, or -errno (printed). */
+static int read_table(const struct qd_reg *reg, uint32_t id, struct qd_flow_entry **e, char **vals)
 {
 	const struct qd_flows *f = reg->kind->flows;
-	uint32_t vsize;
-	int fd, err, n = 0;
+	struct bpf_map_info info = {};
+	uint32_t vsize, len = sizeof(info);
+	int fd, n;
 
 	fd = qd_reg_map(reg, f->map, &vsize);
 	if (fd < 0) {
@@ -72,19 +137,13 @@ static int read_table(const struct qd_reg *reg, uint32_t id, struct qd_flow_entr
 		close(fd);
 		return -EPROTO;
 	}
-	err = read_values(fd, f, id, vsize, vals);
+	n = bpf_map_get_info_by_fd(fd, &info, &len)
+		    ? -errno
+		    : read_owned(fd, f, id, vsize, info.max_entries, e, vals);
 	close(fd);
-	if (err) {
+	if (n < 0)
 		qd_err("show: cannot read the \"%s\" map of %s: %s", f->map, reg->kind->id,
-		       strerror(-err));
-		return err;
-	}
-	for (uint32_t i = 0; i < f->per_inst; i++) {
-		char *val = vals + (size_t)i * vsize;
-
-		if (qd_flow_used(f, val))
-			e[n++] = (struct qd_flow_entry){ i, val };
-	}
+		       strerror(-n));
 	return n;
 }
 
@@ -102,16 +161,11 @@ static int list_one(const struct qdisc_info *qi, void *data)
 	if (ctx->ret || !show_wanted(ctx->show, qi) || !(reg = show_instance(ctx->show, qi, &id)) ||
 	    !(f = reg->kind->flows))
 		return 0;
-	e = calloc(f->per_inst, sizeof(*e));
-	vals = calloc(f->per_inst, f->value_size);
-	if (!e || !vals) {
-		qd_err("show: out of memory");
-		ctx->ret = QD_EXIT_FAIL;
-		goto out;
-	}
+	e = NULL;
+	vals = NULL;
 	/* Before the read: deadlines are what was left when it began. */
 	now = show_now();
-	n = read_table(reg, id, e, vals);
+	n = read_table(reg, id, &e, &vals);
 	if (n < 0) {
 		ctx->ret = QD_EXIT_FAIL;
 		goto out;

@@ -31,7 +31,7 @@ static const struct qd_opt fq_opts[] = {
 		CFG(limit),
 		.def = 10000,
 		.min = 1,
-		.max = FQ_PKTS,
+		.max = UINT32_MAX,
 		.unit = "p",
 		.help = "packets the qdisc holds; beyond it packets are dropped",
 	},
@@ -41,7 +41,7 @@ static const struct qd_opt fq_opts[] = {
 		CFG(flow_limit),
 		.def = 100,
 		.min = 1,
-		.max = FQ_PKTS,
+		.max = UINT32_MAX,
 		.unit = "p",
 		.help = "packets one flow may queue",
 	},
@@ -225,15 +225,17 @@ static const char *const fq_states[] = {
 
 /*
  * The socket cookie is out of reach of a BPF qdisc, so a flow is named by
- * its key: the socket's address, or the masked hash of an orphan packet.
+ * its key: the socket's address, or the masked hash of an orphan packet;
+ * the reserved flows have keys of their own, which no socket can have.
  */
 static void fq_flow_name(const void *entry, uint32_t index, char *buf, size_t len)
 {
 	const struct fq_flow *f = entry;
 
-	if (index == FQ_FLOW_PRIO)
+	(void)index;
+	if (f->key == FQ_KEY_PRIO)
 		snprintf(buf, len, "prio");
-	else if (index == FQ_FLOW_OVERFLOW)
+	else if (f->key == FQ_KEY_OVERFLOW)
 		snprintf(buf, len, "overflow");
 	else if (f->key & 1)
 		snprintf(buf, len, "hash 0x%" PRIx64, (uint64_t)f->key >> 1);
@@ -262,27 +264,71 @@ static const struct qd_col fq_cols[] = {
 
 static const struct qd_flows fq_flows = {
 	.map = "flows",
-	.per_inst = FQ_FLOWS,
+	.owner_off = offsetof(struct fq_flow, owner),
 	.value_size = sizeof(struct fq_flow),
 	.cols = fq_cols,
 };
 
 /*
- * Each instance owns FQ_FLOWS flows (and heap and idle entries), FQ_PKTS
- * packets and FQ_MAX_BUCKETS buckets.
+ * The registration's capacities, in the order of cap[1..] (fq.bpf.c reads
+ * them as qd_cap_NAME). Flows and packets are pools every instance takes
+ * from; each instance owns FQ_BLOCK buckets, and takes more from the bucket
+ * pool when its `buckets` asks for more.
  */
+static const struct qd_cap fq_caps[] = {
+	{
+		.name = "flows",
+		.help = "flow slots shared by every instance",
+		.def = FQ_DEF_FLOWS,
+		.min = 1024,
+		.max = FQ_MAX_FLOWS,
+	},
+	{
+		.name = "instance_flows",
+		.help = "the most flows one instance holds",
+		.def = FQ_DEF_INSTANCE_FLOWS,
+		.min = 16,
+		.max = FQ_MAX_FLOWS,
+	},
+	{
+		.name = "packets",
+		.help = "packet slots shared by every instance",
+		.def = FQ_DEF_PACKETS,
+		.min = 1024,
+		.max = FQ_MAX_PACKETS,
+	},
+	{
+		.name = "bucket_pool",
+		.help = "buckets shared by instances whose buckets exceeds 1024",
+		.def = FQ_DEF_BUCKET_POOL,
+		.min = 0,
+		.max = 1 << 24,
+		.flags = QD_CAP_POW2,
+	},
+	{}
+};
+
+enum { FQ_CAP_FLOWS = 1, FQ_CAP_INSTANCE_FLOWS, FQ_CAP_PACKETS, FQ_CAP_BUCKET_POOL };
+
+/* What fq.bpf.c declares for the defaults at 64 instances; the two must agree. */
 static uint32_t fq_map_entries(const char *map, const uint32_t *cap)
 {
-	uint32_t n = cap[QD_CAP_INSTANCES];
+	uint32_t inst = cap[QD_CAP_INSTANCES];
 
-	if (!strcmp(map, "flows") || !strcmp(map, "heap") || !strcmp(map, "idle"))
-		return n * FQ_FLOWS;
+	if (!strcmp(map, "flows"))
+		return 1 + 2 * inst + cap[FQ_CAP_FLOWS];
+	if (!strcmp(map, "flow_pool"))
+		return cap[FQ_CAP_FLOWS];
 	if (!strcmp(map, "pkts"))
-		return n * FQ_PKTS;
+		return 1 + cap[FQ_CAP_PACKETS];
+	if (!strcmp(map, "pkt_pool"))
+		return cap[FQ_CAP_PACKETS];
 	if (!strcmp(map, "buckets"))
-		return n * FQ_MAX_BUCKETS;
+		return (inst * FQ_BLOCK + cap[FQ_CAP_BUCKET_POOL] / FQ_BLOCK * FQ_BLOCK) / FQ_HEADS;
+	if (!strcmp(map, "bucket_pool"))
+		return cap[FQ_CAP_BUCKET_POOL] / FQ_BLOCK ?: 1;
 	if (!strcmp(map, "fast"))
-		return n;
+		return inst;
 	return 0;
 }
 
@@ -300,6 +346,7 @@ static const struct qd_kind fq_kind = {
 	.elf_bytes = fq_elf,
 	.stats = fq_stats,
 	.flows = &fq_flows,
+	.caps = fq_caps,
 	.map_entries = fq_map_entries,
 };
 QD_KIND_REGISTER(fq_kind);

@@ -166,12 +166,13 @@ struct qd_col {
 };
 
 /*
- * A per-instance table in one of the registration's maps: instance slot
- * s owns keys per_inst * s .. per_inst * s + per_inst - 1.
+ * A table in one of the registration's maps whose entries the instances
+ * share: an entry belongs to instance slot s when the 4-byte field at
+ * owner_off holds s + 1 (0: nobody's).
  */
 struct qd_flows {
 	const char *map;
-	unsigned int per_inst;
+	unsigned int owner_off;
 	unsigned int value_size;
 	const struct qd_col *cols; /* ended by an entry without a name */
 };

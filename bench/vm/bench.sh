@@ -159,7 +159,7 @@ has_kind edt && kinds_pairs="$kinds_pairs htb tbf edt"
 kinds_main=$(only $kinds_main)
 kinds_flows=$(only $kinds_flows)
 kinds_pairs=$(only $kinds_pairs)
-note "kinds: $kinds_main; 1000 flows: $kinds_flows; TCP and rr: $kinds_pairs"
+note "kinds: $kinds_main; 1000 and 50000 flows: $kinds_flows; TCP and rr: $kinds_pairs"
 
 # --- pktgen queue_xmit: packets through the root qdisc, instructions/packet ---
 pgw() { echo "$1" >"$2" || fail "pktgen: '$1' > $2"; }
@@ -199,10 +199,37 @@ if section pktgen; then
 			qset "$k" orphan_mask 65535
 			pktgen_run pktgen1000 "$k" "$rep"
 		done
+		# 50,000 flows: ports 1..50000, one packet each a run.
+		pgw "udp_src_max 50001" $PG/va
+		for k in $kinds_flows; do
+			qset "$k" orphan_mask 65535
+			pktgen_run pktgen50000 "$k" "$rep"
+		done
 		pgw "udp_src_min 9" $PG/va
 		pgw "udp_src_max 9" $PG/va
 	done
 	note "section pktgen: $(ms_since "$t0") ms guest"
+fi
+
+# --- fq's full path: both fqs at maxrate 30gbit, which nothing here
+# reaches but which turns both fast paths off, so that every packet is
+# hashed, looked up in the flow table, queued, scheduled and paced ---
+if section fullpath; then
+	t0=$(now)
+	pktgen_setup
+	for rep in $(seq "$REPS"); do
+		for n in 1 1000 50000; do
+			pgw "udp_src_min $((n == 1 ? 9 : 1))" $PG/va
+			pgw "udp_src_max $((n == 1 ? 9 : n + 1))" $PG/va
+			for k in $kinds_flows; do
+				qset "$k" orphan_mask 65535 maxrate 30gbit
+				pktgen_run "full$n" "$k" "$rep"
+			done
+		done
+		pgw "udp_src_min 9" $PG/va
+		pgw "udp_src_max 9" $PG/va
+	done
+	note "section fullpath: $(ms_since "$t0") ms guest"
 fi
 
 # --- TCP: iperf3, 1 and 8 flows; request/response: benchtool rr ---

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fq's descriptor as show prints it: options and xstats the way tc prints
- * sch_fq's, and the flow table with its sorting, from filled structs.
+ * sch_fq's, and the flow table with its sorting, from filled structs; its
+ * capacities against the maps of the embedded object.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <linux/types.h>
+#include <bpf/libbpf.h>
 
 #include "bpf/abi.h"
 #include "bpf/fq.h"
@@ -88,10 +90,15 @@ static void test_options(const struct qd_kind *k)
 		  "\"refill_delay\":10000,\"timer_slack\":1000,\"horizon\":2000000,"
 		  "\"horizon_cap\":null}\n");
 
-	CHECK_INT(parse(k, &c, "limit 16384"), 0);
-	CHECK_INT(parse(k, &c, "limit 16385"), -EINVAL);
+	/* The packet pool bounds what is queued, not the options (sch_fq's u32). */
+	CHECK_INT(parse(k, &c, "limit 1000000"), 0);
+	CHECK_INT(parse(k, &c, "flow_limit 1000000"), 0);
+	CHECK_INT(parse(k, &c, "limit 4294967295"), 0);
+	CHECK_INT(parse(k, &c, "limit 4294967296"), -EINVAL);
 	CHECK_INT(parse(k, &c, "buckets 1000"), -EINVAL);
-	CHECK_INT(parse(k, &c, "buckets 8192"), -EINVAL);
+	CHECK_INT(parse(k, &c, "buckets 262144"), 0);
+	CHECK_U64(c.buckets, 262144);
+	CHECK_INT(parse(k, &c, "buckets 524288"), -EINVAL);
 	CHECK_INT(parse(k, &c, "quantum 100"), -EINVAL);
 	CHECK_INT(parse(k, &c, "quantum 2mb"), -EINVAL);
 	CHECK_INT(parse(k, &c, "quantum auto maxrate unlimited"), 0);
@@ -160,6 +167,9 @@ static void test_stats(const struct qd_kind *k)
 		  " pkts_too_long 1 alloc_errors 2 horizon_drops 3  horizon_caps 4\n");
 }
 
+/* Slot 0's reserved flows sit at 1 and 2 of the shared table. */
+#define FQ_FLOW_PRIO 1
+
 static struct fq_flow flows[8];
 
 static size_t entries(const struct qd_flows *f, struct qd_flow_entry *e)
@@ -190,13 +200,13 @@ static void test_flows(const struct qd_kind *k)
 
 	CHECK(f != NULL);
 	CHECK_STR(f->map, "flows");
-	/* Every map is pinned; the flow table is sized for the instances. */
-	CHECK_U64(k->map_entries(f->map, (uint32_t[QD_CAPS_MAX]){ 8 }), 8 * FQ_FLOWS);
-	CHECK_U64(f->per_inst, FQ_FLOWS);
+	/* Every map is pinned; the flow table holds the capacity's flows. */
+	CHECK_U64(k->map_entries(f->map, (uint32_t[QD_CAPS_MAX]){ 8, 4096 }), 1 + 2 * 8 + 4096);
+	CHECK_U64(f->owner_off, offsetof(struct fq_flow, owner));
 	CHECK_U64(f->value_size, sizeof(struct fq_flow));
 
 	memset(flows, 0, sizeof(flows));
-	flows[FQ_FLOW_PRIO].state = FQ_IDLE;
+	flows[FQ_FLOW_PRIO] = (struct fq_flow){ .key = FQ_KEY_PRIO, .state = FQ_IDLE };
 	flows[3] = (struct fq_flow){ .key = 0xffff888004a1c000ULL,
 				     .state = FQ_OLD,
 				     .qlen = 12,
@@ -287,6 +297,65 @@ static void test_flows(const struct qd_kind *k)
 		  "  flow  state  qlen  backlog  credit  next  packets  bytes  drops\n");
 }
 
+/*
+ * The object as compiled must have the map sizes map_entries gives for the
+ * default capacities and 64 instances: an object loaded before qdiscctl
+ * resizes it, or by anything else, is then a consistent registration.
+ */
+static void test_caps(const struct qd_kind *k)
+{
+	uint32_t cap[QD_CAPS_MAX] = { [QD_CAP_INSTANCES] = QD_DEFAULT_INSTANCES };
+	const void *elf;
+	struct bpf_object *obj;
+	struct bpf_map *m;
+	size_t size, i, nmaps = 0;
+
+	CHECK(k->caps != NULL && k->map_entries != NULL);
+	if (!k->caps || !k->map_entries)
+		return;
+	for (i = 0; k->caps[i].name; i++) {
+		CHECK(i + 1 < QD_CAPS_MAX);
+		CHECK(k->caps[i].min <= k->caps[i].def && k->caps[i].def <= k->caps[i].max);
+		cap[i + 1] = k->caps[i].def;
+	}
+	CHECK_STR(k->caps[0].name, "flows");
+	CHECK_STR(k->caps[1].name, "instance_flows");
+	CHECK_STR(k->caps[2].name, "packets");
+	CHECK_STR(k->caps[3].name, "bucket_pool");
+	/* The brief's figures: 10,000 sockets fit one instance, 1,000,000 flows a host. */
+	CHECK(k->caps[1].def >= 16384 && k->caps[1].max >= 65536);
+	CHECK(k->caps[0].max >= 1000000);
+
+	elf = k->elf_bytes(&size);
+	obj = bpf_object__open_mem(elf, size, NULL);
+	CHECK(obj != NULL);
+	if (!obj)
+		return;
+	bpf_object__for_each_map(m, obj) {
+		const char *name = bpf_map__name(m);
+		uint32_t want = k->map_entries(name, cap);
+
+		if (!want)
+			continue;
+		nmaps++;
+		if (bpf_map__max_entries(m) != want)
+			fprintf(stderr, "map %s: compiled %u, map_entries %u\n", name,
+				bpf_map__max_entries(m), want);
+		CHECK_U64(bpf_map__max_entries(m), want);
+	}
+	/* flows, flow_pool, pkts, pkt_pool, buckets, bucket_pool, fast. */
+	CHECK_U64(nmaps, 7);
+	CHECK_U64(k->map_entries("insts", cap), 0);
+	bpf_object__close(obj);
+
+	/* 320 instances: two reserved flows and one bucket block each. */
+	cap[QD_CAP_INSTANCES] = 320;
+	CHECK_U64(k->map_entries("flows", cap), 1 + 640 + FQ_DEF_FLOWS);
+	CHECK_U64(k->map_entries("buckets", cap), (320 * FQ_BLOCK + FQ_DEF_BUCKET_POOL) / FQ_HEADS);
+	cap[4] = 0;
+	CHECK_U64(k->map_entries("bucket_pool", cap), 1);
+}
+
 int main(void)
 {
 	const struct qd_kind *k = qd_kind_find("fq");
@@ -298,5 +367,6 @@ int main(void)
 	test_options(k);
 	test_stats(k);
 	test_flows(k);
+	test_caps(k);
 	return test_summary("test_fq");
 }
