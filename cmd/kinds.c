@@ -37,7 +37,7 @@ static void describe_regs(const struct qd_kind *k)
 			for (int i = 1; i < qd_kind_ncaps(k); i++) {
 				char fmt[64];
 
-				snprintf(fmt, sizeof(fmt), " %s %%u", qd_kind_cap(k, i)->name);
+				snprintf(fmt, sizeof(fmt), ", %s %%u", qd_kind_cap(k, i)->name);
 				print_uint(PRINT_ANY, qd_kind_cap(k, i)->name, fmt, r.cap[i]);
 			}
 			close_json_object();
