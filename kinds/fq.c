@@ -265,11 +265,13 @@ static const struct qd_col fq_cols[] = {
 static const struct qd_flows fq_flows = {
 	.map = "flows",
 	.owner_off = offsetof(struct fq_flow, owner),
+	.used_map = "pool",
+	.used_off = offsetof(struct fq_pool, fresh_flows),
 	.value_size = sizeof(struct fq_flow),
 	.cols = fq_cols,
 };
 
-static const char *const fq_maps[] = { "flows", NULL };
+static const char *const fq_maps[] = { "flows", "pool", NULL };
 
 /*
  * The registration's capacities, in the order of cap[1..] (fq.bpf.c reads

@@ -202,6 +202,9 @@ static void test_flows(const struct qd_kind *k)
 	CHECK_STR(f->map, "flows");
 	CHECK_STR(k->maps[0], "flows");
 	CHECK_U64(f->owner_off, offsetof(struct fq_flow, owner));
+	CHECK_STR(f->used_map, "pool");
+	CHECK_STR(k->maps[1], "pool");
+	CHECK_U64(f->used_off, offsetof(struct fq_pool, fresh_flows));
 	CHECK_U64(f->value_size, sizeof(struct fq_flow));
 
 	memset(flows, 0, sizeof(flows));
