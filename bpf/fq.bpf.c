@@ -19,7 +19,7 @@
  * every instance of the registration. An instance takes free slots in
  * chains of FQ_*_BATCH from a pool (a STACK map of chain heads, locked by
  * the kernel) or, while the pool has never-used slots, by an atomic add on
- * a counter; it keeps at most two such chains for itself and gives the
+ * a counter of the "pool" map; it keeps at most two such chains for itself and gives the
  * rest back, and everything when it is reset or destroyed. Instances run
  * concurrently on different CPUs (mq children); that is the only state they
  * share. Everything else an instance touches is its own: its flows, lists
@@ -119,13 +119,18 @@ struct {
 	__type(value, u32);
 } bucket_pool SEC(".maps");
 
-/*
- * Slots of each pool never handed out yet start at these counts; instances
- * take them by atomic adds, so a fresh pool needs no filling.
- */
-__u64 fq_fresh_flows;
-__u64 fq_fresh_pkts;
-__u64 fq_fresh_blocks;
+/* Where each pool's never-used slots begin (fq.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct fq_pool);
+} pool SEC(".maps");
+
+static __always_inline struct fq_pool *fq_pool(void)
+{
+	return bpf_map_lookup_elem(&pool, &(u32){ 0 });
+}
 
 /*
  * The fast slot: one packet that found the qdisc empty and owes nothing to
@@ -243,6 +248,7 @@ static __always_inline u32 fq_bucket_of(u64 key, u32 nbuckets)
  */
 static __noinline u32 pkt_refill(struct fq_inst *in)
 {
+	struct fq_pool *pl;
 	struct fq_pkt *s;
 	u32 head;
 	int i;
@@ -259,7 +265,10 @@ static __noinline u32 pkt_refill(struct fq_inst *in)
 		in->pkt_cur.n = s->len;
 		return 1;
 	}
-	first = __sync_fetch_and_add(&fq_fresh_pkts, FQ_PKT_BATCH);
+	pl = fq_pool();
+	if (!pl)
+		return 0;
+	first = __sync_fetch_and_add(&pl->fresh_pkts, FQ_PKT_BATCH);
 	if (first >= qd_cap_packets)
 		return 0;
 	/* Chain slots first + 1 .. first + n, the last pointing nowhere. */
@@ -325,6 +334,7 @@ static __always_inline void pkt_free(struct fq_inst *in, u32 p, struct fq_pkt *s
 /* Flow slots: the same scheme, chained through hnext, counted in qlen. */
 static __noinline u32 flow_refill(struct fq_inst *in)
 {
+	struct fq_pool *pl;
 	struct fq_flow *f;
 	u32 head;
 	int i;
@@ -341,17 +351,21 @@ static __noinline u32 flow_refill(struct fq_inst *in)
 		in->flow_cur.n = f->qlen;
 		return 1;
 	}
-	first = __sync_fetch_and_add(&fq_fresh_flows, FQ_FLOW_BATCH);
-	if (first >= qd_cap_flows)
+	/* fresh_flows counts from flow_first(), set by the first .init. */
+	pl = fq_pool();
+	if (!pl)
+		return 0;
+	first = __sync_fetch_and_add(&pl->fresh_flows, FQ_FLOW_BATCH);
+	if (first < flow_first() || first >= flow_first() + qd_cap_flows)
 		return 0;
 	head = 0;
 	bpf_for(i, 0, FQ_FLOW_BATCH) {
-		u32 n = first + FQ_FLOW_BATCH - 1 - i;
+		u32 idx = first + FQ_FLOW_BATCH - 1 - i;
 
-		if (n >= qd_cap_flows || !(f = flow_at(flow_first() + n)))
+		if (idx >= flow_first() + qd_cap_flows || !(f = flow_at(idx)))
 			continue;
 		f->hnext = head;
-		head = flow_first() + n;
+		head = idx;
 		in->flow_cur.n++;
 	}
 	in->flow_cur.head = head;
@@ -425,9 +439,14 @@ static __always_inline u32 block_take(void)
 	u32 b;
 	u64 n;
 
+	struct fq_pool *pl;
+
 	if (!bpf_map_pop_elem(&bucket_pool, &b))
 		return qd_cap_instances + b;
-	n = __sync_fetch_and_add(&fq_fresh_blocks, 1);
+	pl = fq_pool();
+	if (!pl)
+		return 0;
+	n = __sync_fetch_and_add(&pl->fresh_blocks, 1);
 	if (n >= qd_cap_bucket_pool / FQ_BLOCK)
 		return 0;
 	return qd_cap_instances + n;
@@ -687,19 +706,27 @@ static __noinline bool flow_reclaim(const struct fq_ctx *c, u32 idx)
 }
 
 /*
- * Collect from the head of the idle list: flows idle for FQ_GC_AGE, or with
- * force the flow idle longest whatever its age (the instance has no room),
- * looking at a few in case the oldest ones still have a departure ahead.
+ * Collect from the head of the idle list: the flow idle longest once it has
+ * been idle for FQ_GC_AGE (every packet looks, so one at a time keeps up),
+ * or with force whatever its age (the instance has no room), looking at a
+ * few in case the oldest ones still have a departure ahead.
  */
 static __always_inline bool fq_gc_idle(const struct fq_ctx *c, u64 now, bool force)
 {
 	struct fq_inst *in = c->in;
 	u32 idx = in->idle_head;
+	struct fq_flow *h;
 	int i;
 
 	/* Most packets find nothing to collect: spare them the loop's setup. */
 	if (!idx)
 		return false;
+	if (!force) {
+		h = flow_at(idx);
+		if (!h || now - h->age < FQ_GC_AGE || !flow_collectable(h, now))
+			return false;
+		return flow_reclaim(c, idx);
+	}
 	bpf_for(i, 0, FQ_RECLAIM_LOOK) {
 		struct fq_flow *f;
 
@@ -708,12 +735,8 @@ static __always_inline bool fq_gc_idle(const struct fq_ctx *c, u64 now, bool for
 		f = flow_at(idx);
 		if (!f)
 			break;
-		if (!force && now - f->age < FQ_GC_AGE)
-			break;
 		if (flow_collectable(f, now))
 			return flow_reclaim(c, idx);
-		if (!force)
-			break;
 		idx = f->lnext;
 	}
 	return false;
@@ -817,7 +840,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 			break;
 		}
 		/* Collect what this walk passes, as sch_fq does. */
-		if (flow_collectable(f, now) && now - f->age > FQ_GC_AGE && gc < FQ_GC_MAX) {
+		if (now - f->age > FQ_GC_AGE && gc < FQ_GC_MAX && flow_collectable(f, now)) {
 			if (!prev) {
 				*head = next;
 			} else {
@@ -1375,6 +1398,7 @@ SEC("struct_ops/fq_init")
 int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
 {
 	const struct net_device *dev = sch->dev_queue->dev;
+	struct fq_pool *pl;
 	struct fq_ctx c;
 	u64 sch_addr;
 	s64 slot;
@@ -1405,6 +1429,10 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	__builtin_memset(&c.in->flow_cur, 0, 4 * sizeof(struct fq_cache));
 	c.in->block[0] = c.id;
 	c.in->nblocks = 1;
+	pl = fq_pool();
+	if (pl)
+		/* The first instance of the registration starts the flow pool. */
+		__sync_val_compare_and_swap(&pl->fresh_flows, 0, flow_first());
 	c.in->buckets = 0;
 	fq_purge(&c, c.id + 1);
 	c.in->buckets = fq_blocks(c.in, fq_nbuckets(c.cfg));

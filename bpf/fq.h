@@ -93,6 +93,18 @@ struct fq_stats {
 };
 
 /*
+ * The registration's pools, entry 0 of the "pool" map: where the slots
+ * nobody has used yet begin. Instances take them by atomic adds, so a
+ * fresh pool needs no filling; qdiscctl reads fresh_flows to know how
+ * much of the flow table `show flows` has to read.
+ */
+struct fq_pool {
+	__u64 fresh_flows;  /* index in the flows map; those before are or were in use */
+	__u64 fresh_pkts;   /* packet slots handed out, from slot 1 */
+	__u64 fresh_blocks; /* bucket blocks of the pool handed out */
+};
+
+/*
  * A chain of free slots an instance keeps for itself, linked through the
  * slots: head (0: empty) and how many.
  */

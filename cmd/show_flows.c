@@ -116,6 +116,33 @@ out:
 	return err ? err : (int)nkept;
 }
 
+/*
+ * How many of the table's entries may be in use: up to the first never
+ * used, where the kind keeps it, else all (also when it cannot be read).
+ */
+static uint32_t used_entries(const struct qd_reg *reg, const struct qd_flows *f, uint32_t entries)
+{
+	uint32_t vsize, key = 0;
+	uint64_t used;
+	char *val;
+	int fd;
+
+	if (!f->used_map)
+		return entries;
+	fd = qd_reg_map(reg, f->used_map, &vsize);
+	if (fd < 0)
+		return entries;
+	val = vsize >= f->used_off + sizeof(used) ? calloc(1, vsize) : NULL;
+	if (val && !bpf_map_lookup_elem(fd, &key, val)) {
+		memcpy(&used, val + f->used_off, sizeof(used));
+		if (used < entries)
+			entries = used;
+	}
+	free(val);
+	close(fd);
+	return entries;
+}
+
 /* The entries in use of slot id, in *e and *vals: a count, or -errno (printed). */
 static int read_table(const struct qd_reg *reg, uint32_t id, struct qd_flow_entry **e, char **vals)
 {
@@ -139,7 +166,7 @@ static int read_table(const struct qd_reg *reg, uint32_t id, struct qd_flow_entr
 	}
 	n = bpf_map_get_info_by_fd(fd, &info, &len)
 		    ? -errno
-		    : read_owned(fd, f, id, vsize, info.max_entries, e, vals);
+		    : read_owned(fd, f, id, vsize, used_entries(reg, f, info.max_entries), e, vals);
 	close(fd);
 	if (n < 0)
 		qd_err("show: cannot read the \"%s\" map of %s: %s", f->map, reg->kind->id,

@@ -265,6 +265,8 @@ static const struct qd_col fq_cols[] = {
 static const struct qd_flows fq_flows = {
 	.map = "flows",
 	.owner_off = offsetof(struct fq_flow, owner),
+	.used_map = "pool",
+	.used_off = offsetof(struct fq_pool, fresh_flows),
 	.value_size = sizeof(struct fq_flow),
 	.cols = fq_cols,
 };

@@ -168,11 +168,15 @@ struct qd_col {
 /*
  * A table in one of the registration's maps whose entries the instances
  * share: an entry belongs to instance slot s when the 4-byte field at
- * owner_off holds s + 1 (0: nobody's).
+ * owner_off holds s + 1 (0: nobody's). With used_map, the 8 bytes at
+ * used_off of its entry 0 hold the first key that has never been used, so
+ * that the keys from it on need no reading.
  */
 struct qd_flows {
 	const char *map;
 	unsigned int owner_off;
+	const char *used_map;
+	unsigned int used_off;
 	unsigned int value_size;
 	const struct qd_col *cols; /* ended by an entry without a name */
 };

@@ -203,6 +203,8 @@ static void test_flows(const struct qd_kind *k)
 	/* Every map is pinned; the flow table holds the capacity's flows. */
 	CHECK_U64(k->map_entries(f->map, (uint32_t[QD_CAPS_MAX]){ 8, 4096 }), 1 + 2 * 8 + 4096);
 	CHECK_U64(f->owner_off, offsetof(struct fq_flow, owner));
+	CHECK_STR(f->used_map, "pool");
+	CHECK_U64(f->used_off, offsetof(struct fq_pool, fresh_flows));
 	CHECK_U64(f->value_size, sizeof(struct fq_flow));
 
 	memset(flows, 0, sizeof(flows));
