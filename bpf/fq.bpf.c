@@ -1446,7 +1446,6 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 		if (h)
 			*h = 0;
 	}
-	sch->limit = c.id + 1;
 	return 0;
 }
 
