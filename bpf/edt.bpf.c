@@ -12,12 +12,13 @@
  * of that rate, kept the same way: a class packet may leave when both its
  * class and the link allow. Since both clocks run at dequeue, a rate
  * changed live applies to the packets already queued. Any packet waits
- * for its sender's EDT stamp (TCP's pacing, SO_TXTIME), if it has one. Each class is a FIFO
- * in time order, a list of slots of the registration's packet pool
- * (pool.h), which every instance shares: an instance holds slots only for
- * the packets it queues, plus at most two batches of free ones. Dequeue sends a due cgroup packet first, else a due
- * default one: a cgroup gets its rate while the link has room for the sum
- * of them, and the rest of the link goes to the default class. The link
+ * for its sender's EDT stamp (TCP's pacing, SO_TXTIME), if it has one.
+ * Each class is a FIFO in time order: a list of slots of the packet pool
+ * every instance of the registration shares (pool.h), so an instance
+ * holds slots only for the packets it queues, plus at most two batches of
+ * free ones. Dequeue sends a due cgroup packet first, else a due default
+ * one: a cgroup gets its rate while the link has room for the sum of
+ * them, and the rest of the link goes to the default class. The link
  * clock counts a packet when it leaves, never while its class holds it, so
  * a slow class neither wastes nor borrows the link's time.
  *
@@ -280,9 +281,9 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		goto drop;
 	}
 	s->time_to_send = stamp;
-	s->next = 0;
 	skb = bpf_kptr_xchg(&s->skb, skb);
-	if (q->tail && (t = pkt_at(q->tail)))
+	/* A class is its qlen slots from head: the tail's next is never read. */
+	if (q->qlen && (t = pkt_at(q->tail)))
 		t->next = p;
 	else
 		q->head = p;
@@ -316,8 +317,7 @@ drop:
  * for the sum of them, and its head's slot in *head. EDT_CLASSES, with
  * *when the earliest time a head is due, when none is.
  */
-static __always_inline u32 edt_pick(struct edt_inst *in, u64 now, u64 *when,
-				    struct edt_slot **head)
+static __always_inline u32 edt_pick(struct edt_inst *in, u64 now, u64 *when, struct edt_slot **head)
 {
 	u32 busy = in->busy, best = EDT_CLASSES;
 	u64 due = ~0ULL, t;
@@ -415,11 +415,8 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	skb = bpf_kptr_xchg(&s->skb, NULL);
 	p = q->head;
 	q->head = s->next;
-	q->qlen--;
-	if (!q->head) {
-		q->tail = 0;
+	if (!--q->qlen)
 		in->busy &= ~(1U << c);
-	}
 	pkt_free(&in->pkt_cache, p, s);
 	if (!skb)
 		return NULL;
@@ -453,7 +450,7 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
  * Free every queued packet and give every slot back to the pool; with
  * nothing queued the clocks start anew.
  */
-static __always_inline void edt_drain(struct edt_inst *in, u32 id)
+static __noinline void edt_drain(struct edt_inst *in, u32 id)
 {
 	int c, i;
 
@@ -466,8 +463,9 @@ static __always_inline void edt_drain(struct edt_inst *in, u32 id)
 			struct sk_buff *skb;
 			u32 p = q->head;
 
-			if (!p || !(s = pkt_at(p)))
+			if (!q->qlen || !(s = pkt_at(p)))
 				break;
+			q->qlen--;
 			q->head = s->next;
 			skb = bpf_kptr_xchg(&s->skb, NULL);
 			if (skb)

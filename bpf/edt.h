@@ -48,12 +48,12 @@ struct edt_cfg {
 
 struct edt_stats {
 	__u64 horizon_drops;
-	__u64 cap_drops;  /* beyond `limit`, or a cgroup's EDT_CGROUP_LIMIT */
+	__u64 cap_drops;   /* beyond `limit`, or a cgroup's EDT_CGROUP_LIMIT */
 	__u64 alloc_drops; /* the registration's packet pool had no free slot */
-	__u64 cn_signals; /* NET_XMIT_CN returned to a TCP sender */
-	__u64 ce_marks;	  /* by edt_ce_mark, before the qdisc */
-	__u64 held_back;  /* past the horizon but kept: backpressure or min_inflight */
-	__u64 rate_est;	  /* bytes/s that left in the last window */
+	__u64 cn_signals;  /* NET_XMIT_CN returned to a TCP sender */
+	__u64 ce_marks;	   /* by edt_ce_mark, before the qdisc */
+	__u64 held_back;   /* past the horizon but kept: backpressure or min_inflight */
+	__u64 rate_est;	   /* bytes/s that left in the last window */
 };
 
 /*

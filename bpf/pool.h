@@ -18,10 +18,11 @@
  * An instance takes slots from a chain of its own (struct qd_pool_cache,
  * cur) and puts freed ones on it. When cur is empty it takes its spare
  * chain, else a chain from the stack, else a batch of never-used slots.
- * When cur reaches a batch it becomes the spare and the old spare goes to
- * the stack. So an instance holds at most two batches of free slots, and
- * it touches what is shared at most once every batch of packets; a queue
- * that stays short never does. Reset and destroy give everything back
+ * A slot freed onto a full cur (a batch) starts a new one, the full one
+ * becoming the spare and the old spare going to the stack. So an instance
+ * holds at most two batches of free slots, and it touches what is shared
+ * at most once every batch of packets; a queue that stays short never
+ * does. Reset and destroy give everything back
  * (name_return).
  *
  * The including program supplies the maps and the accessor:
@@ -55,10 +56,11 @@
 #ifndef QDISCCTL_BPF_POOL_H
 #define QDISCCTL_BPF_POOL_H
 
-#define QD_POOL(name, type, at, stack, fresh, cap, base, batch, next, len)                  \
-	/* Refill an empty cur: from the spare, the stack or never-used slots. */         \
+#define QD_POOL(name, type, at, stack, fresh, cap, base, batch, next, len)                 \
+	/* Refill an empty cur: from the spare, the stack or never-used slots. */          \
 	static __noinline bool name##_refill(struct qd_pool_cache *c)                      \
 	{                                                                                  \
+		const u32 nb = (batch);                                                    \
 		type *s;                                                                   \
 		u64 first;                                                                 \
 		u32 head;                                                                  \
@@ -75,13 +77,14 @@
 			c->cur.n = s->len;                                                 \
 			return true;                                                       \
 		}                                                                          \
-		first = __sync_fetch_and_add(&fresh, batch);                               \
+		first = __sync_fetch_and_add(&fresh, nb);                                  \
 		if (first >= (cap))                                                        \
 			return false;                                                      \
-		/* Chain them in index order: the last one ends the chain. */             \
+		/* Chain them in index order: the last one ends the chain. */              \
 		head = 0;                                                                  \
-		bpf_for(i, 0, batch) {                                                     \
-			u64 n = first + (batch) - 1 - i;                                   \
+		c->cur.n = 0;                                                              \
+		bpf_for(i, 0, nb) {                                                        \
+			u64 n = first + nb - 1 - i;                                        \
                                                                                            \
 			if (n >= (cap) || !(s = at((base) + (u32)n)))                      \
 				continue;                                                  \
@@ -110,7 +113,7 @@
 		return idx;                                                                \
 	}                                                                                  \
                                                                                            \
-	/* Give the spare chain to the stack. */                                          \
+	/* Give the spare chain to the stack. */                                           \
 	static __noinline void name##_spill(struct qd_pool_cache *c)                       \
 	{                                                                                  \
 		u32 head = c->spare.head;                                                  \
@@ -124,17 +127,23 @@
 		c->spare.n = 0;                                                            \
 	}                                                                                  \
                                                                                            \
+	/*                                                                                 \
+	 * A full cur moves to the spare before the slot goes on, not after: a             \
+	 * queue of one packet then takes and frees within cur, where moving               \
+	 * it at batch would swap cur and spare on every packet.                           \
+	 */                                                                                \
 	static __always_inline void name##_free(struct qd_pool_cache *c, u32 idx, type *s) \
 	{                                                                                  \
+		if (c->cur.n >= (batch)) {                                                 \
+			if (c->spare.head)                                                 \
+				name##_spill(c);                                           \
+			c->spare = c->cur;                                                 \
+			c->cur.head = 0;                                                   \
+			c->cur.n = 0;                                                      \
+		}                                                                          \
 		s->next = c->cur.head;                                                     \
 		c->cur.head = idx;                                                         \
-		if (++c->cur.n < (batch))                                                  \
-			return;                                                            \
-		if (c->spare.head)                                                         \
-			name##_spill(c);                                                   \
-		c->spare = c->cur;                                                         \
-		c->cur.head = 0;                                                           \
-		c->cur.n = 0;                                                              \
+		c->cur.n++;                                                                \
 	}                                                                                  \
                                                                                            \
 	static __always_inline void name##_return(struct qd_pool_cache *c)                 \
