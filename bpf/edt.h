@@ -13,7 +13,7 @@
 /*
  * Packet slots shared by every instance of a registration (the capacity
  * "packets"): by default six instances at the default limit of 10,000 at
- * once, or 512 packets for each of 128 queues; 1.5 MiB.
+ * once, or 512 packets for each of 128 queues: 1.75 MiB.
  */
 #define EDT_DEF_PACKETS	 65536
 /*
