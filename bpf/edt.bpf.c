@@ -103,7 +103,7 @@ static __always_inline struct edt_slot *pkt_at(u32 idx)
 	return bpf_map_lookup_elem(&pkts, &idx);
 }
 
-QD_POOL(pkt, struct edt_slot, pkt_at, pkt_pool, edt_fresh_pkts, qd_cap_packets, 1, EDT_PKT_BATCH,
+QD_POOL(pkt, struct edt_slot, pkt_at, pkt_pool, &edt_fresh_pkts, qd_cap_packets, 1, EDT_PKT_BATCH,
 	next, len)
 
 /* The socket of a local flow, or NULL; *tcp when it is a TCP one. */

@@ -33,7 +33,9 @@
  *	at	at(u32 idx) returns a type * (the ARRAY lookup) or NULL
  *	stack	a BPF_MAP_TYPE_STACK of __u32 with room for cap entries
  *		(every chain holds a slot, so it is never full)
- *	fresh	a __u64 global, 0 at load: never-used slots handed out
+ *	fresh	a __u64 * (or NULL: none to be had) to the count of
+ *		never-used slots handed out, 0 at load: a global, or a
+ *		field of a map value the program looks up
  *	cap	how many slots (a qd_cap_NAME)
  *	base	index of the first slot, at least 1
  *	batch	slots a chain holds at most
@@ -61,6 +63,7 @@
 	static __noinline bool name##_refill(struct qd_pool_cache *c)                      \
 	{                                                                                  \
 		const u32 nb = (batch);                                                    \
+		__u64 *fr;                                                                 \
 		type *s;                                                                   \
 		u64 first;                                                                 \
 		u32 head;                                                                  \
@@ -77,7 +80,10 @@
 			c->cur.n = s->len;                                                 \
 			return true;                                                       \
 		}                                                                          \
-		first = __sync_fetch_and_add(&fresh, nb);                                  \
+		fr = (fresh);                                                              \
+		if (!fr)                                                                   \
+			return false;                                                      \
+		first = __sync_fetch_and_add(fr, nb);                                      \
 		if (first >= (cap))                                                        \
 			return false;                                                      \
 		/* Chain them in index order: the last one ends the chain. */              \
