@@ -5,7 +5,7 @@
  * instance.
  *
  * The slots are entries of an ARRAY map numbered base .. base + cap - 1;
- * index 0 is never a slot, so it ends every chain. Free slots are linked
+ * index 0 is never handed out, so it ends every chain. Free slots are linked
  * into chains through a field of the slot. Instances run at the same time
  * on different CPUs (mq children each have their own root lock), so what
  * they share must be safe without a lock of ours:
@@ -22,8 +22,7 @@
  * becoming the spare and the old spare going to the stack. So an instance
  * holds at most two batches of free slots, and it touches what is shared
  * at most once every batch of packets; a queue that stays short never
- * does. Reset and destroy give everything back
- * (name_return).
+ * does. Reset and destroy give everything back (name_return).
  *
  * The including program supplies the maps and the accessor:
  *
@@ -36,8 +35,11 @@
  *	fresh	a __u64 * (or NULL: none to be had) to the count of
  *		never-used slots handed out, 0 at load: a global, or a
  *		field of a map value the program looks up
- *	cap	how many slots (a qd_cap_NAME)
- *	base	index of the first slot, at least 1
+ *	cap	the count at which never-used slots run out (a qd_cap_NAME)
+ *	base	the index a count of 0 stands for: slot base + count is
+ *		handed out, which must never be 0 (base 1; or base 0 with
+ *		the count started above 0, as fq's flows start at their
+ *		first index after the reserved ones)
  *	batch	slots a chain holds at most
  *	next	a __u32 field of type: the next slot of a chain
  *	len	a __u32 field of type: a chain's length, kept in its head
