@@ -41,6 +41,19 @@ struct qd_inst_hdr {
 	struct qd_place place;
 };
 
+/*
+ * Free slots of a registration-wide pool (bpf/pool.h) an instance keeps
+ * for itself, in its "insts" value: chains linked through the slots, each
+ * a head (0: empty) and a length.
+ */
+struct qd_pool_chain {
+	__u32 head, n;
+};
+
+struct qd_pool_cache {
+	struct qd_pool_chain cur, spare;
+};
+
 /* The "pending" key qdiscctl writes a kind's default options under. */
 #define QD_DEFAULTS_IFINDEX 0
 

@@ -12,10 +12,13 @@
  * of that rate, kept the same way: a class packet may leave when both its
  * class and the link allow. Since both clocks run at dequeue, a rate
  * changed live applies to the packets already queued. Any packet waits
- * for its sender's EDT stamp (TCP's pacing, SO_TXTIME), if it has one. Each class is a FIFO ring
- * in time order. Dequeue sends a due cgroup packet first, else a due
- * default one: a cgroup gets its rate while the link has room for the sum
- * of them, and the rest of the link goes to the default class. The link
+ * for its sender's EDT stamp (TCP's pacing, SO_TXTIME), if it has one.
+ * Each class is a FIFO in time order: a list of slots of the packet pool
+ * every instance of the registration shares (pool.h), so an instance
+ * holds slots only for the packets it queues, plus at most two batches of
+ * free ones. Dequeue sends a due cgroup packet first, else a due default
+ * one: a cgroup gets its rate while the link has room for the sum of
+ * them, and the rest of the link goes to the default class. The link
  * clock counts a packet when it leaves, never while its class holds it, so
  * a slow class neither wastes nor borrows the link's time.
  *
@@ -40,6 +43,7 @@
 #include "common.h"
 #include <bpf/bpf_endian.h>
 #include "edt.h"
+#include "pool.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -59,34 +63,48 @@ extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
 extern int bpf_dynptr_from_skb(struct __sk_buff *s, u64 flags,
 			       struct bpf_dynptr *ptr__uninit) __ksym;
 
+/* The registration's capacity besides instances (kinds/edt.c). */
+QD_CAP(packets, EDT_DEF_PACKETS);
+
+/* A packet slot of the pool: 24 bytes. */
 struct edt_slot {
 	struct sk_buff __kptr *skb;
 	__u64 time_to_send;
+	__u32 next; /* the next packet of its class, or of a free chain */
+	__u32 len;  /* free: the length of the chain it heads */
 };
 
 QD_INSTANCE_MAPS(struct edt_inst, struct edt_cfg);
 
 /*
- * Per instance: the default class's ring, then each cgroup class's;
- * qd_cap_instances * EDT_INST_SLOTS.
+ * Packet slots 1 .. packets, shared by every instance; 0 means "none". As
+ * compiled, for the default capacity; qdiscctl sizes both maps from it
+ * (kinds/edt.c, edt_map_entries).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, QD_DEFAULT_INSTANCES * EDT_INST_SLOTS);
+	__uint(max_entries, 1 + EDT_DEF_PACKETS);
 	__type(key, u32);
 	__type(value, struct edt_slot);
-} ring SEC(".maps");
+} pkts SEC(".maps");
 
-static __always_inline struct edt_slot *edt_slot(u32 id, u32 c, u32 pos)
+/* Heads of chains of free packet slots, given back by instances. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK);
+	__uint(max_entries, EDT_DEF_PACKETS);
+	__type(value, u32);
+} pkt_pool SEC(".maps");
+
+/* Packet slots never handed out yet start here; instances take them by atomic adds. */
+__u64 edt_fresh_pkts;
+
+static __always_inline struct edt_slot *pkt_at(u32 idx)
 {
-	u32 key = id * EDT_INST_SLOTS;
-
-	if (c)
-		key += EDT_RING + (c - 1) * EDT_CGROUP_RING + (pos & (EDT_CGROUP_RING - 1));
-	else
-		key += pos & (EDT_RING - 1);
-	return bpf_map_lookup_elem(&ring, &key);
+	return bpf_map_lookup_elem(&pkts, &idx);
 }
+
+QD_POOL(pkt, struct edt_slot, pkt_at, pkt_pool, &edt_fresh_pkts, qd_cap_packets, 1, EDT_PKT_BATCH,
+	next, len)
 
 /* The socket of a local flow, or NULL; *tcp when it is a TCP one. */
 static __always_inline const struct sock *local_sock(const struct sk_buff *skb, bool *tcp)
@@ -200,13 +218,13 @@ static __always_inline u64 edt_estimate(const struct edt_inst *in, const struct 
 SEC("struct_ops/edt_enqueue")
 int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
-	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch), c;
+	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch), c, p;
 	struct edt_inst *in = bpf_map_lookup_elem(&insts, &id);
 	struct edt_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
 	u64 now, ready, stamp, snd, delay, lag, rate, crate;
 	struct edt_class *q = NULL;
 	const struct sock *sk;
-	struct edt_slot *s;
+	struct edt_slot *s, *t;
 	int ret = NET_XMIT_SUCCESS;
 	bool tcp;
 
@@ -222,8 +240,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		q->id = cfg->cgroups[c - 1].id;
 		q->bytes = q->packets = q->drops = 0;
 	}
-	/* The default class's ring holds the largest limit. */
-	if (sch->q.qlen >= cfg->limit || (c && q->tail - q->head >= EDT_CGROUP_RING)) {
+	if (sch->q.qlen >= cfg->limit || (c && q->qlen >= EDT_CGROUP_LIMIT)) {
 		in->stats.cap_drops++;
 		goto drop;
 	}
@@ -258,12 +275,20 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		ret = NET_XMIT_CN;
 	}
 
-	s = edt_slot(id, c, q->tail);
-	if (!s)
+	p = pkt_alloc(&in->pkt_cache, &s);
+	if (!p) {
+		in->stats.alloc_drops++;
 		goto drop;
+	}
 	s->time_to_send = stamp;
 	skb = bpf_kptr_xchg(&s->skb, skb);
-	q->tail++;
+	/* A class is its qlen slots from head: the tail's next is never read. */
+	if (q->qlen && (t = pkt_at(q->tail)))
+		t->next = p;
+	else
+		q->head = p;
+	q->tail = p;
+	q->qlen++;
 	q->backlog += len;
 	if (!c)
 		q->t_next = stamp;
@@ -272,7 +297,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	sch->qstats.backlog += len;
 	if (!skb)
 		return ret;
-	/* Cannot happen (the ring has room); never leak what was there. */
+	/* Cannot happen (a free slot is empty); never leak what was there. */
 	len = qdisc_pkt_len(skb);
 	q->backlog -= len;
 	sch->q.qlen--;
@@ -292,8 +317,7 @@ drop:
  * for the sum of them, and its head's slot in *head. EDT_CLASSES, with
  * *when the earliest time a head is due, when none is.
  */
-static __always_inline u32 edt_pick(struct edt_inst *in, u32 id, u64 now, u64 *when,
-				    struct edt_slot **head)
+static __always_inline u32 edt_pick(struct edt_inst *in, u64 now, u64 *when, struct edt_slot **head)
 {
 	u32 busy = in->busy, best = EDT_CLASSES;
 	u64 due = ~0ULL, t;
@@ -306,7 +330,7 @@ static __always_inline u32 edt_pick(struct edt_inst *in, u32 id, u64 now, u64 *w
 		bpf_for(c, 1, EDT_CLASSES) {
 			if (!(busy & (1U << c)))
 				continue;
-			s = edt_slot(id, c, in->classes[c].head);
+			s = pkt_at(in->classes[c].head);
 			if (!s)
 				continue;
 			t = s->time_to_send;
@@ -324,7 +348,7 @@ static __always_inline u32 edt_pick(struct edt_inst *in, u32 id, u64 now, u64 *w
 			return best;
 	}
 	if (busy & 1) {
-		s = edt_slot(id, 0, in->classes[0].head);
+		s = pkt_at(in->classes[0].head);
 		if (s) {
 			t = s->time_to_send;
 			if (t <= now) {
@@ -367,7 +391,7 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	struct edt_slot *s;
 	struct sk_buff *skb;
 	u64 now, when;
-	u32 id, len, c;
+	u32 id, len, c, p;
 
 	if (!sch->q.qlen)
 		return NULL;
@@ -381,7 +405,7 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 		bpf_qdisc_watchdog_schedule(sch, in->t_next, cfg->timer_slack);
 		return NULL;
 	}
-	c = edt_pick(in, id, now, &when, &s);
+	c = edt_pick(in, now, &when, &s);
 	if (c >= EDT_CLASSES || !s) {
 		if (when != ~0ULL)
 			bpf_qdisc_watchdog_schedule(sch, when, cfg->timer_slack);
@@ -389,9 +413,11 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	}
 	q = &in->classes[c];
 	skb = bpf_kptr_xchg(&s->skb, NULL);
-	q->head++;
-	if (q->head == q->tail)
+	p = q->head;
+	q->head = s->next;
+	if (!--q->qlen)
 		in->busy &= ~(1U << c);
+	pkt_free(&in->pkt_cache, p, s);
 	if (!skb)
 		return NULL;
 	len = qdisc_pkt_len(skb);
@@ -420,30 +446,39 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	return skb;
 }
 
-/* Free every queued packet; with nothing queued the clocks start anew. */
-static __always_inline void edt_drain(struct edt_inst *in, u32 id)
+/*
+ * Free every queued packet and give every slot back to the pool; with
+ * nothing queued the clocks start anew.
+ */
+static __noinline void edt_drain(struct edt_inst *in, u32 id)
 {
 	int c, i;
 
 	bpf_for(c, 0, EDT_CLASSES) {
 		struct edt_class *q = &in->classes[c];
 
-		bpf_for(i, 0, EDT_RING) {
+		/* A class holds at most limit packets, and limit at most this. */
+		bpf_for(i, 0, EDT_MAX_PACKETS) {
 			struct edt_slot *s;
 			struct sk_buff *skb;
+			u32 p = q->head;
 
-			if (q->head == q->tail)
+			if (!q->qlen || !(s = pkt_at(p)))
 				break;
-			s = edt_slot(id, c, q->head++);
-			if (!s)
-				continue;
+			q->qlen--;
+			q->head = s->next;
 			skb = bpf_kptr_xchg(&s->skb, NULL);
 			if (skb)
 				bpf_kfree_skb(skb);
+			pkt_free(&in->pkt_cache, p, s);
 		}
+		q->head = 0;
+		q->tail = 0;
+		q->qlen = 0;
 		q->backlog = 0;
 		q->t_next = 0;
 	}
+	pkt_return(&in->pkt_cache);
 	in->busy = 0;
 	in->t_next = 0;
 }
@@ -464,6 +499,8 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
 		return -ENOSPC;
 	__builtin_memset(&in->stats, 0, sizeof(in->stats));
 	__builtin_memset(in->classes, 0, sizeof(in->classes));
+	/* The slot's last owner gave everything back in its .destroy. */
+	__builtin_memset(&in->pkt_cache, 0, sizeof(in->pkt_cache));
 	in->busy = 0;
 	in->t_next = 0;
 	in->win_start = bpf_ktime_get_ns();

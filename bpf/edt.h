@@ -3,11 +3,25 @@
 #ifndef QDISCCTL_BPF_EDT_H
 #define QDISCCTL_BPF_EDT_H
 
-#define EDT_RING	  16384 /* packet slots of the default class: the largest limit */
-#define EDT_CGROUPS	  8	/* cgroups with their own rate, per instance */
-#define EDT_CGROUP_RING	  4096	/* packet slots of each of those */
-#define EDT_CLASSES	  (1 + EDT_CGROUPS) /* class 0: every other packet */
-#define EDT_INST_SLOTS	  (EDT_RING + EDT_CGROUPS * EDT_CGROUP_RING)
+#define EDT_CGROUPS	 8 /* cgroups with their own rate, per instance */
+/*
+ * Packets one cgroup's class may queue, so that the blocked senders of a
+ * slow cgroup cannot take all of `limit` from everyone else.
+ */
+#define EDT_CGROUP_LIMIT 4096
+#define EDT_CLASSES	 (1 + EDT_CGROUPS) /* class 0: every other packet */
+/*
+ * Packet slots shared by every instance of a registration (the capacity
+ * "packets"): by default six instances at the default limit of 10,000 at
+ * once, or 512 packets for each of 128 queues: 1.75 MiB.
+ */
+#define EDT_DEF_PACKETS	 65536
+/*
+ * The most packet slots, and so the largest limit: walking a queue is a
+ * bpf_for, which runs not once beyond the kernel's BPF_MAX_LOOPS (2^23).
+ */
+#define EDT_MAX_PACKETS	 (1U << 23)
+#define EDT_PKT_BATCH	 32 /* packet slots an instance takes from the pool at once */
 /* A socket's cgroup is matched to an entry at most this many levels below it. */
 #define EDT_CGROUP_DEPTH 8
 /* burst auto: at least this many bytes (16 full-size Ethernet frames). */
@@ -34,14 +48,18 @@ struct edt_cfg {
 
 struct edt_stats {
 	__u64 horizon_drops;
-	__u64 cap_drops;  /* beyond `limit` */
-	__u64 cn_signals; /* NET_XMIT_CN returned to a TCP sender */
-	__u64 ce_marks;	  /* by edt_ce_mark, before the qdisc */
-	__u64 held_back;  /* past the horizon but kept: backpressure or min_inflight */
-	__u64 rate_est;	  /* bytes/s that left in the last window */
+	__u64 cap_drops;   /* beyond `limit`, or a cgroup's EDT_CGROUP_LIMIT */
+	__u64 alloc_drops; /* the registration's packet pool had no free slot */
+	__u64 cn_signals;  /* NET_XMIT_CN returned to a TCP sender */
+	__u64 ce_marks;	   /* by edt_ce_mark, before the qdisc */
+	__u64 held_back;   /* past the horizon but kept: backpressure or min_inflight */
+	__u64 rate_est;	   /* bytes/s that left in the last window */
 };
 
-/* A class: its FIFO of packets in departure order, its clock, its counters. */
+/*
+ * A class: its FIFO of packets in departure order (slots of the shared
+ * pool linked by index), its clock, its counters.
+ */
 struct edt_class {
 	__u64 id;      /* the cgroup these counters are for (cgroups[i].id when counted) */
 	__u64 bytes;   /* sent */
@@ -53,7 +71,9 @@ struct edt_class {
 	 * default class: the time of its last packet (FIFO order holds).
 	 */
 	__u64 t_next;
-	__u32 head, tail;
+	__u32 head, tail; /* slots of the pool; 0: empty */
+	__u32 qlen;
+	__u32 pad;
 };
 
 struct edt_inst {
@@ -65,6 +85,7 @@ struct edt_inst {
 	__u64 win_bytes;
 	__u32 busy; /* bit c: class c has packets queued */
 	__u32 pad;
+	struct qd_pool_cache pkt_cache; /* free packet slots this instance holds */
 	struct edt_class classes[EDT_CLASSES];
 };
 

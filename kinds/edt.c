@@ -72,7 +72,7 @@ static const struct qd_opt edt_opts[] = {
 		OPT(limit),
 		.def = 10000,
 		.min = 1,
-		.max = EDT_RING,
+		.max = EDT_MAX_PACKETS,
 		.unit = "p",
 		.help = "packets queued at most: the safety cap",
 	},
@@ -128,6 +128,7 @@ static const struct qd_stat edt_stats[] = {
 	  STAT(horizon_drops),
 	  .flags = QD_STAT_NEWLINE },
 	{ .name = "cap_drops", .text = " cap_drops %s", STAT(cap_drops) },
+	{ .name = "alloc_drops", .text = " alloc_drops %s", STAT(alloc_drops) },
 	{ .name = "held_back", .text = " held_back %s", STAT(held_back) },
 	{ .name = "cn_signals", .text = " cn_signals %s", STAT(cn_signals) },
 	{ .name = "ce_marks", .text = " ce_marks %s", STAT(ce_marks) },
@@ -153,10 +154,31 @@ static const struct qd_stat_rows edt_rows = {
 	.stats = edt_row_stats,
 };
 
-/* Each instance owns EDT_INST_SLOTS slots of "ring". */
+/*
+ * The registration's capacities, in the order of cap[1..] (edt.bpf.c
+ * reads them as qd_cap_NAME).
+ */
+static const struct qd_cap edt_caps[] = {
+	{
+		.name = "packets",
+		.help = "packet slots shared by every instance",
+		.def = EDT_DEF_PACKETS,
+		.min = 1024,
+		.max = EDT_MAX_PACKETS,
+	},
+	{}
+};
+
+enum { EDT_CAP_PACKETS = 1 };
+
+/* What edt.bpf.c declares for the default; the two must agree. */
 static uint32_t edt_map_entries(const char *map, const uint32_t *cap)
 {
-	return strcmp(map, "ring") ? 0 : cap[QD_CAP_INSTANCES] * EDT_INST_SLOTS;
+	if (!strcmp(map, "pkts"))
+		return 1 + cap[EDT_CAP_PACKETS];
+	if (!strcmp(map, "pkt_pool"))
+		return cap[EDT_CAP_PACKETS];
+	return 0;
 }
 
 static const void *edt_elf(size_t *size)
@@ -174,6 +196,7 @@ static const struct qd_kind edt_kind = {
 	.rows = &edt_rows,
 	.elf_bytes = edt_elf,
 	.egress_prog = "edt_ce_mark",
+	.caps = edt_caps,
 	.map_entries = edt_map_entries,
 };
 QD_KIND_REGISTER(edt_kind);
