@@ -129,7 +129,7 @@ check "qdiscctl add dev lo root fq limit 10 hor" "horizon horizon_cap horizon_dr
 check "qdiscctl add dev lo root fq limit 10 l" "low_rate_threshold"
 check "qdiscctl add dev lo root fq horizon_" "horizon_cap horizon_drop"
 check "qdiscctl add dev lo root fq quantum " "auto"
-check "qdiscctl add dev lo root fq buckets 1" "1 16 128 1024"
+check "qdiscctl add dev lo root fq buckets 1" "1 16 128 1024 16384 131072"
 check "qdiscctl add dev lo root fq maxrate " "unlimited"
 check "qdiscctl replace dev lo root fq limit " ""
 check "qdiscctl change dev lo root fifo " "limit"

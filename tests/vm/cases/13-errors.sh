@@ -15,7 +15,7 @@ expect_fail 255 '"1:2"' qd add dev va root handle 1:2 fifo
 expect_fail 255 '"0"' qd add dev va root fifo limit 0
 expect_fail 255 '"-1"' qd add dev va root fifo limit -1
 expect_fail 255 '"99999999999"' qd add dev va root fifo limit 99999999999
-expect_fail 255 '"4097"' qd add dev va root fifo limit 4097
+expect_fail 255 '"1048577"' qd add dev va root fifo limit 1048577
 expect_fail 255 '"limit"' qd add dev va root fifo limit
 expect_fail 255 '"bogus"' qd add dev va root fifo bogus 1
 expect_fail 255 '"dev"' qd add dev va dev vb root fifo
