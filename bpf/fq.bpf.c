@@ -17,10 +17,11 @@
  *
  * Layout (see fq.h): flows and packets are slots of ARRAY maps shared by
  * every instance of the registration. An instance takes free slots in
- * chains of FQ_*_BATCH from a pool (a STACK map of chain heads, locked by
- * the kernel) or, while the pool has never-used slots, by an atomic add on
- * a counter of the "pool" map; it keeps at most two such chains for itself and gives the
- * rest back, and everything when it is reset or destroyed. Instances run
+ * chains of FQ_*_BATCH from a pool (pool.h: a STACK map of chain heads,
+ * locked by the kernel) or, while the pool has never-used slots, by an
+ * atomic add on a counter of the "pool" map; it keeps at most two such
+ * chains for itself and gives the rest back, and everything when it is
+ * reset or destroyed. Instances run
  * concurrently on different CPUs (mq children); that is the only state they
  * share. Everything else an instance touches is its own: its flows, lists
  * linked through them, a leftist heap of throttled flows linked through
@@ -29,6 +30,7 @@
 #include "common.h"
 #include "fq.h"
 #include "flowhash.h"
+#include "pool.h"
 
 _Static_assert(sizeof(((struct fq_inst *)0)->hash_key) == (FH_WORDS + 1) * sizeof(u64),
 	       "fq_inst.hash_key holds flow_hash's key");
@@ -239,198 +241,36 @@ static __always_inline u32 fq_bucket_of(u64 key, u32 nbuckets)
 /* --- pools ------------------------------------------------------------ */
 
 /*
- * Packet slots. The instance takes from its current chain; an empty one is
- * refilled from its spare chain, a chain of the pool, or never-used slots.
- * Freed slots go onto the current chain, which at FQ_PKT_BATCH becomes the
- * spare, the old spare going back to the pool: an instance holds at most
- * 2 x FQ_PKT_BATCH free slots, and the pool is touched once every
- * FQ_PKT_BATCH packets at most.
+ * Packet and flow slots come from registration-wide pools (pool.h); free
+ * flows chain through hnext, a chain's length kept in qlen. fresh_flows
+ * counts from flow_first(), set by the first .init, so the flow pool has
+ * base 0 and ends at flow_first() + flows: the reserved slots are never
+ * handed out.
  */
-static __noinline u32 pkt_refill(struct fq_inst *in)
+static __always_inline __u64 *fq_fresh_pkts(void)
 {
-	struct fq_pool *pl;
-	struct fq_pkt *s;
-	u32 head;
-	int i;
-	u64 first;
+	struct fq_pool *pl = fq_pool();
 
-	if (in->pkt_spare.head) {
-		in->pkt_cur = in->pkt_spare;
-		in->pkt_spare.head = 0;
-		in->pkt_spare.n = 0;
-		return 1;
-	}
-	if (!bpf_map_pop_elem(&pkt_pool, &head) && (s = pkt_at(head))) {
-		in->pkt_cur.head = head;
-		in->pkt_cur.n = s->len;
-		return 1;
-	}
-	pl = fq_pool();
-	if (!pl)
-		return 0;
-	first = __sync_fetch_and_add(&pl->fresh_pkts, FQ_PKT_BATCH);
-	if (first >= qd_cap_packets)
-		return 0;
-	/* Chain slots first + 1 .. first + n, the last pointing nowhere. */
-	head = 0;
-	bpf_for(i, 0, FQ_PKT_BATCH) {
-		u32 p = first + FQ_PKT_BATCH - i;
-
-		if (p > qd_cap_packets || !(s = pkt_at(p)))
-			continue;
-		s->next = head;
-		head = p;
-		in->pkt_cur.n++;
-	}
-	in->pkt_cur.head = head;
-	return head != 0;
+	return pl ? &pl->fresh_pkts : NULL;
 }
 
-static __always_inline u32 pkt_alloc(struct fq_inst *in, struct fq_pkt **slot)
+static __always_inline __u64 *fq_fresh_flows(void)
 {
-	struct fq_pkt *s;
-	u32 p;
+	struct fq_pool *pl = fq_pool();
 
-	if (!in->pkt_cur.head && !pkt_refill(in))
-		return 0;
-	p = in->pkt_cur.head;
-	s = pkt_at(p);
-	if (!s)
-		return 0;
-	in->pkt_cur.head = s->next;
-	in->pkt_cur.n--;
-	*slot = s;
-	return p;
+	return pl ? &pl->fresh_flows : NULL;
 }
 
-/* Give the instance's spare chain back to the pool. */
-static __noinline void pkt_spill(struct fq_inst *in)
-{
-	u32 head = in->pkt_spare.head;
-	struct fq_pkt *s = pkt_at(head);
-
-	if (s) {
-		s->len = in->pkt_spare.n;
-		/* Cannot fail: the pool has room for every slot there is. */
-		bpf_map_push_elem(&pkt_pool, &head, 0);
-	}
-	in->pkt_spare.head = 0;
-	in->pkt_spare.n = 0;
-}
-
-static __always_inline void pkt_free(struct fq_inst *in, u32 p, struct fq_pkt *s)
-{
-	s->next = in->pkt_cur.head;
-	in->pkt_cur.head = p;
-	if (++in->pkt_cur.n < FQ_PKT_BATCH)
-		return;
-	if (in->pkt_spare.head)
-		pkt_spill(in);
-	in->pkt_spare = in->pkt_cur;
-	in->pkt_cur.head = 0;
-	in->pkt_cur.n = 0;
-}
-
-/* Flow slots: the same scheme, chained through hnext, counted in qlen. */
-static __noinline u32 flow_refill(struct fq_inst *in)
-{
-	struct fq_pool *pl;
-	struct fq_flow *f;
-	u32 head;
-	int i;
-	u64 first;
-
-	if (in->flow_spare.head) {
-		in->flow_cur = in->flow_spare;
-		in->flow_spare.head = 0;
-		in->flow_spare.n = 0;
-		return 1;
-	}
-	if (!bpf_map_pop_elem(&flow_pool, &head) && (f = flow_at(head))) {
-		in->flow_cur.head = head;
-		in->flow_cur.n = f->qlen;
-		return 1;
-	}
-	/* fresh_flows counts from flow_first(), set by the first .init. */
-	pl = fq_pool();
-	if (!pl)
-		return 0;
-	first = __sync_fetch_and_add(&pl->fresh_flows, FQ_FLOW_BATCH);
-	if (first < flow_first() || first >= flow_first() + qd_cap_flows)
-		return 0;
-	head = 0;
-	bpf_for(i, 0, FQ_FLOW_BATCH) {
-		u32 idx = first + FQ_FLOW_BATCH - 1 - i;
-
-		if (idx >= flow_first() + qd_cap_flows || !(f = flow_at(idx)))
-			continue;
-		f->hnext = head;
-		head = idx;
-		in->flow_cur.n++;
-	}
-	in->flow_cur.head = head;
-	return head != 0;
-}
-
-static __always_inline u32 flow_take(struct fq_inst *in)
-{
-	struct fq_flow *f;
-	u32 idx;
-
-	if (!in->flow_cur.head && !flow_refill(in))
-		return 0;
-	idx = in->flow_cur.head;
-	f = flow_at(idx);
-	if (!f)
-		return 0;
-	in->flow_cur.head = f->hnext;
-	in->flow_cur.n--;
-	return idx;
-}
-
-static __noinline void flow_spill(struct fq_inst *in)
-{
-	u32 head = in->flow_spare.head;
-	struct fq_flow *f = flow_at(head);
-
-	if (f) {
-		f->qlen = in->flow_spare.n;
-		bpf_map_push_elem(&flow_pool, &head, 0);
-	}
-	in->flow_spare.head = 0;
-	in->flow_spare.n = 0;
-}
-
-static __always_inline void flow_put(struct fq_inst *in, u32 idx, struct fq_flow *f)
-{
-	f->hnext = in->flow_cur.head;
-	in->flow_cur.head = idx;
-	if (++in->flow_cur.n < FQ_FLOW_BATCH)
-		return;
-	if (in->flow_spare.head)
-		flow_spill(in);
-	in->flow_spare = in->flow_cur;
-	in->flow_cur.head = 0;
-	in->flow_cur.n = 0;
-}
+QD_POOL(pkt, struct fq_pkt, pkt_at, pkt_pool, fq_fresh_pkts(), qd_cap_packets, 1, FQ_PKT_BATCH,
+	next, len)
+QD_POOL(flow_slot, struct fq_flow, flow_at, flow_pool, fq_fresh_flows(),
+	flow_first() + qd_cap_flows, 0, FQ_FLOW_BATCH, hnext, qlen)
 
 /* Everything the instance keeps for itself goes back to the pools. */
 static __always_inline void pools_return(struct fq_inst *in)
 {
-	if (in->pkt_spare.head)
-		pkt_spill(in);
-	in->pkt_spare = in->pkt_cur;
-	in->pkt_cur.head = 0;
-	in->pkt_cur.n = 0;
-	if (in->pkt_spare.head)
-		pkt_spill(in);
-	if (in->flow_spare.head)
-		flow_spill(in);
-	in->flow_spare = in->flow_cur;
-	in->flow_cur.head = 0;
-	in->flow_cur.n = 0;
-	if (in->flow_spare.head)
-		flow_spill(in);
+	pkt_return(&in->pkt_cache);
+	flow_slot_return(&in->flow_cache);
 }
 
 /* A block of the bucket pool, as a block number of the buckets map; 0: none. */
@@ -658,7 +498,7 @@ static __always_inline void flow_free(const struct fq_ctx *c, u32 idx, struct fq
 	f->key = 0;
 	f->owner = 0;
 	in->stats.flows--;
-	flow_put(in, idx, f);
+	flow_slot_free(&in->flow_cache, idx, f);
 }
 
 /* Whether idle flow f may be collected: nothing queued, no departure ahead. */
@@ -742,20 +582,20 @@ static __always_inline bool fq_gc_idle(const struct fq_ctx *c, u64 now, bool for
 	return false;
 }
 
-static __always_inline u32 flow_alloc(const struct fq_ctx *c, u64 now)
+static __always_inline u32 flow_alloc(const struct fq_ctx *c, u64 now, struct fq_flow **fp)
 {
 	struct fq_inst *in = c->in;
 	u32 idx;
 
 	if (in->stats.flows < qd_cap_instance_flows) {
-		idx = flow_take(in);
+		idx = flow_slot_alloc(&in->flow_cache, fp);
 		if (idx)
 			return idx;
 	}
 	/* No room: the flow idle the longest gives its slot up early. */
 	if (!fq_gc_idle(c, now, true))
 		return 0;
-	return flow_take(in);
+	return flow_slot_alloc(&in->flow_cache, fp);
 }
 
 static __always_inline void flow_init(struct fq_flow *f, u64 key, u32 socket_hash, u32 credit,
@@ -875,9 +715,9 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 		return idx;
 	}
 
-	idx = flow_alloc(c, now);
-	f = idx ? flow_at(idx) : NULL;
-	if (!f) {
+	f = NULL;
+	idx = flow_alloc(c, now, &f);
+	if (!idx || !f) {
 		in->stats.allocation_errors++;
 		return 0;
 	}
@@ -1083,7 +923,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 		goto drop;
 	}
 
-	p = pkt_alloc(c.in, &slot);
+	p = pkt_alloc(&c.in->pkt_cache, &slot);
 	if (!p || !slot) {
 		c.in->stats.allocation_errors++;
 		goto drop;
@@ -1137,7 +977,7 @@ static __always_inline struct sk_buff *flow_dequeue(const struct fq_ctx *c, stru
 		f->tail = 0;
 	f->qlen--;
 	f->backlog -= slot->len;
-	pkt_free(c->in, p, slot);
+	pkt_free(&c->in->pkt_cache, p, slot);
 	return skb;
 }
 
@@ -1317,7 +1157,7 @@ static __always_inline void flow_purge(const struct fq_ctx *c, struct fq_flow *f
 		if (skb)
 			bpf_kfree_skb(skb);
 		f->head = slot->next;
-		pkt_free(c->in, p, slot);
+		pkt_free(&c->in->pkt_cache, p, slot);
 	}
 	f->head = 0;
 	f->tail = 0;
@@ -1377,7 +1217,7 @@ static __noinline void fq_purge(const struct fq_ctx *c, u32 owner)
 			f->state = FQ_FREE;
 			f->key = 0;
 			f->owner = 0;
-			flow_put(in, cur, f);
+			flow_slot_free(&in->flow_cache, cur, f);
 			cur = next;
 		}
 	}
@@ -1426,7 +1266,8 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	for (i = 0; i < FH_WORDS + 1; i++)
 		c.in->hash_key[i] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	/* A slot's state from a previous instance is gone: .destroy gave it all back. */
-	__builtin_memset(&c.in->flow_cur, 0, 4 * sizeof(struct fq_cache));
+	__builtin_memset(&c.in->flow_cache, 0, sizeof(c.in->flow_cache));
+	__builtin_memset(&c.in->pkt_cache, 0, sizeof(c.in->pkt_cache));
 	c.in->block[0] = c.id;
 	c.in->nblocks = 1;
 	pl = fq_pool();

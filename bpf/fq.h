@@ -4,7 +4,7 @@
  * qdiscctl reads and writes them.
  *
  * Flows and packets live in ARRAY maps shared by every instance of a
- * registration, handed out from pools (fq.bpf.c); each instance keeps
+ * registration, handed out from pools (pool.h); each instance keeps
  * only its lists, a small cache of free slots and its bucket heads. No
  * object is allocated per packet, an instance's own work takes no lock
  * (it runs under its qdisc's root lock), and memory stays bounded
@@ -104,14 +104,6 @@ struct fq_pool {
 	__u64 fresh_blocks; /* bucket blocks of the pool handed out */
 };
 
-/*
- * A chain of free slots an instance keeps for itself, linked through the
- * slots: head (0: empty) and how many.
- */
-struct fq_cache {
-	__u32 head, n;
-};
-
 struct fq_inst {
 	struct qd_inst_hdr hdr;
 	struct fq_stats stats;
@@ -128,8 +120,8 @@ struct fq_inst {
 	__u32 nblocks;		    /* bucket blocks held, the own one included */
 	__u32 psched_mtu;	    /* the device's MTU plus link header, for quanta */
 	__u32 fast;		    /* 1: the fast slot holds a packet */
-	struct fq_cache flow_cur, flow_spare;
-	struct fq_cache pkt_cur, pkt_spare;
+	struct qd_pool_cache flow_cache; /* free flow slots this instance holds */
+	struct qd_pool_cache pkt_cache;	 /* free packet slots this instance holds */
 	__u32 block[FQ_MAX_BLOCKS]; /* bucket block of each FQ_BLOCK buckets */
 };
 

@@ -4,7 +4,8 @@
 # 5-tuple a datagram) spread over the queues, with maxrate 1gbit so that
 # every packet takes the full path (flow slots taken, collected and given
 # back, packet slots taken and given back). Every datagram arrives, no
-# child drops one or fails an allocation, and flows were collected. Then
+# child drops one or fails an allocation, and flows were collected (once
+# they are older than FQ_GC_AGE, by a few late datagrams). Then
 # the tree is deleted (every slot goes back to the pools) and made again,
 # on the same registration, and the same holds: the pools handed out each
 # slot once and took each back.
@@ -56,7 +57,15 @@ round() {
 	assert_eq "$rx" $((2 * N)) "$1: datagrams delivered"
 	assert_eq "$(sum drops)" 0 "$1: drops"
 	assert_eq "$(sum alloc_errors)" 0 "$1: alloc_errors"
+	# The senders take about 2 s, less than FQ_GC_AGE (3 s), so no flow is
+	# old enough to collect while they run. Let them age, then a few more
+	# datagrams have every packet's look at the idle list collect them.
+	sleep 3.5
+	/usr/sbin/ip netns exec a /usr/bin/taskset -c 0 udpflows -d "$IP_B" -p 10000 -P 20000 -U \
+		-s 40000 -S 2 -n 64 >"$TMPDIR/tx2.out" || fail "$1: the late sender failed"
+	wait_until 10 all_drained || fail "$1: the children do not drain"
 	[ "$(sum gc)" -gt 0 ] || fail "$1: no flow was collected"
+	assert_eq "$(sum alloc_errors)" 0 "$1: alloc_errors after collecting"
 	must qd del dev va root
 }
 all_drained() { [ "$(qd -s -j show dev va | jq '[.[] | .qlen] | add')" = 0 ]; }
