@@ -405,9 +405,8 @@ int qd_reg_memory(const struct qd_reg *r, uint64_t *bytes, unsigned int *maps)
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
-		struct bpf_map_info info = {};
-		__u32 len = sizeof(info);
-		unsigned long long mem;
+		unsigned long long mem = 0;
+		bool map = false;
 		char line[128];
 		FILE *f;
 		int fd;
@@ -418,15 +417,20 @@ int qd_reg_memory(const struct qd_reg *r, uint64_t *bytes, unsigned int *maps)
 		fd = bpf_obj_get(path);
 		if (fd < 0)
 			continue;
-		/* Links and programs are pinned here too; only maps hold memory we count. */
-		if (!bpf_map_get_info_by_fd(fd, &info, &len)) {
-			snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-			f = fopen(path, "r");
-			while (f && fgets(line, sizeof(line), f))
-				if (sscanf(line, "memlock: %llu", &mem) == 1)
-					*bytes += mem;
-			if (f)
-				fclose(f);
+		/*
+		 * Links and programs are pinned here too, and GET_INFO_BY_FD
+		 * answers for any of them: only fdinfo's map_type says a map.
+		 */
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			map |= !strncmp(line, "map_type:", 9);
+			sscanf(line, "memlock: %llu", &mem);
+		}
+		if (f)
+			fclose(f);
+		if (map) {
+			*bytes += mem;
 			(*maps)++;
 		}
 		close(fd);

@@ -97,16 +97,27 @@ set_sysctl() {
 	echo "$2" >"$_f" || fail "cannot set sysctl $1=$2"
 }
 
-# netns_pair [--neigh]: namespaces a and b joined by a veth pair,
-# va@a (10.0.0.1/24, 02:..:01) <-> vb@b (10.0.0.2/24, 02:..:02), all up.
-# --neigh adds permanent neighbour entries, so no ARP traffic goes through
-# the qdiscs under test.
+# netns_pair [--neigh] [--queues N]: namespaces a and b joined by a veth
+# pair, va@a (10.0.0.1/24, 02:..:01) <-> vb@b (10.0.0.2/24, 02:..:02), all
+# up. --neigh adds permanent neighbour entries, so no ARP traffic goes
+# through the qdiscs under test; --queues gives each end N tx and rx queues
+# (for mq).
 netns_pair() {
+	_neigh='' _q=''
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--neigh) _neigh=1 ;;
+		--queues) _q="numtxqueues $2 numrxqueues $2"; shift ;;
+		*) fail "netns_pair: unknown option $1" ;;
+		esac
+		shift
+	done
 	cleanup_netns
 	must ip netns add "$NS_A"
 	must ip netns add "$NS_B"
-	must ip link add "$DEV_A" netns "$NS_A" address "$MAC_A" type veth \
-		peer name "$DEV_B" netns "$NS_B" address "$MAC_B"
+	# $_q unquoted: no words, or "numtxqueues N numrxqueues N".
+	must ip link add "$DEV_A" netns "$NS_A" address "$MAC_A" $_q \
+		type veth peer name "$DEV_B" netns "$NS_B" address "$MAC_B" $_q
 	must ip -n "$NS_A" addr add "$IP_A/24" dev "$DEV_A"
 	must ip -n "$NS_B" addr add "$IP_B/24" dev "$DEV_B"
 	for _ns in "$NS_A" "$NS_B"; do
@@ -114,7 +125,7 @@ netns_pair() {
 	done
 	must ip -n "$NS_A" link set "$DEV_A" up
 	must ip -n "$NS_B" link set "$DEV_B" up
-	if [ "${1:-}" = --neigh ]; then
+	if [ -n "$_neigh" ]; then
 		must ip -n "$NS_A" neigh replace "$IP_B" lladdr "$MAC_B" dev "$DEV_A" nud permanent
 		must ip -n "$NS_B" neigh replace "$IP_A" lladdr "$MAC_A" dev "$DEV_B" nud permanent
 	fi

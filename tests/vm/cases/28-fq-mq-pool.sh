@@ -17,22 +17,6 @@ need qdiscctl jq udpflows taskset
 
 N=40000
 
-mq_pair() {
-	cleanup_netns
-	must ip netns add a
-	must ip netns add b
-	must ip link add va netns a address "$MAC_A" numtxqueues 4 numrxqueues 4 \
-		type veth peer name vb netns b address "$MAC_B" numtxqueues 4 numrxqueues 4
-	must ip -n a addr add "$IP_A/24" dev va
-	must ip -n b addr add "$IP_B/24" dev vb
-	for ns in a b; do must ip -n $ns link set lo up; done
-	must ip -n a link set va up
-	must ip -n b link set vb up
-	must ip -n a neigh replace "$IP_B" lladdr "$MAC_B" dev va nud permanent
-	must ip -n b neigh replace "$IP_A" lladdr "$MAC_A" dev vb nud permanent
-	quiet_ns a b
-}
-
 rx_vb() { in_b cat /sys/class/net/vb/statistics/rx_packets; }
 # sum KEY: KEY summed over the fq children of va (qdiscctl's JSON).
 sum() { qd -s -j show dev va | jq "[.[] | select(.kind == \"qdiscctl_fq\") | .$1 // 0] | add"; }
@@ -70,7 +54,8 @@ round() {
 }
 all_drained() { [ "$(qd -s -j show dev va | jq '[.[] | .qlen] | add')" = 0 ]; }
 
-mq_pair
+netns_pair --neigh --queues 4
+quiet_ns a b
 # Keeps the registration (and its pools) between the rounds.
 must ip link add d0 type dummy
 must ip link set d0 up

@@ -12,18 +12,7 @@ need qdiscctl jq udpflows udpsink
 NTX=4
 # mq_pair [TXQ]: a/b joined by va/vb with TXQ (4) tx and rx queues each.
 mq_pair() {
-	cleanup_netns
-	must ip netns add a
-	must ip netns add b
-	must ip link add va netns a address "$MAC_A" numtxqueues "${1:-$NTX}" numrxqueues "${1:-$NTX}" \
-		type veth peer name vb netns b address "$MAC_B" numtxqueues "${1:-$NTX}" numrxqueues "${1:-$NTX}"
-	must ip -n a addr add "$IP_A/24" dev va
-	must ip -n b addr add "$IP_B/24" dev vb
-	for ns in a b; do must ip -n $ns link set lo up; done
-	must ip -n a link set va up
-	must ip -n b link set vb up
-	must ip -n a neigh replace "$IP_B" lladdr "$MAC_B" dev va nud permanent
-	must ip -n b neigh replace "$IP_A" lladdr "$MAC_A" dev vb nud permanent
+	netns_pair --neigh --queues "${1:-$NTX}"
 	quiet_ns a b
 }
 

@@ -15,17 +15,7 @@ DQ=/proc/sys/net/core/default_qdisc
 set_sysctl net.core.default_qdisc "$(cat $DQ)"
 
 pair128() {
-	cleanup_netns
-	must ip netns add a
-	must ip netns add b
-	must ip link add va netns a address "$MAC_A" numtxqueues $NTX numrxqueues $NTX \
-		type veth peer name vb netns b address "$MAC_B" numtxqueues $NTX numrxqueues $NTX
-	must ip -n a addr add "$IP_A/24" dev va
-	must ip -n b addr add "$IP_B/24" dev vb
-	for ns in a b; do must ip -n $ns link set lo up; done
-	must ip -n a link set va up
-	must ip -n b link set vb up
-	must ip -n a neigh replace "$IP_B" lladdr "$MAC_B" dev va nud permanent
+	netns_pair --neigh --queues $NTX
 	quiet_ns a b
 }
 
