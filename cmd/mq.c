@@ -106,7 +106,8 @@ int qd_cmd_new_mq(const char *cmd, const struct qdisc_spec *spec, unsigned int n
 	char cfg[k->cfg_size];
 	qd_kind_defaults(k, cfg);
 	if (qd_kind_parse(k, s.optc - 1, s.optv + 1, cfg) ||
-	    qd_kind_check_required(k, s.optc - 1, s.optv + 1) || qd_kind_caps_check(k, qd_opts.capacity))
+	    qd_kind_check_required(k, s.optc - 1, s.optv + 1) ||
+	    qd_kind_caps_check(k, qd_opts.capacity))
 		return QD_EXIT_USAGE;
 	if (qdisc_spec_resolve(&s))
 		return s.dev ? QD_EXIT_FAIL : QD_EXIT_USAGE;

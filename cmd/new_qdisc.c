@@ -200,7 +200,8 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 	if (k) {
 		qd_kind_defaults(k, cfg);
 		if (qd_kind_parse(k, s.optc, s.optv, cfg) ||
-		    qd_kind_check_required(k, s.optc, s.optv) || qd_kind_caps_check(k, qd_opts.capacity))
+		    qd_kind_check_required(k, s.optc, s.optv) ||
+		    qd_kind_caps_check(k, qd_opts.capacity))
 			return QD_EXIT_USAGE;
 	} else if (s.optc) {
 		/* Native kinds pass through without options; tc knows their formats. */

@@ -17,7 +17,8 @@ int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags, const st
  * Take qdiscctl's lock, clear what a killed run left (before it could be
  * mistaken for ours), and open a registration of k with room for need
  * more instances and the capacities the options in cfg need, registering
- * one (sized for the host and rt's namespace) if there is none. Returns the lock, or -1 with the reason said.
+ * one (sized for the host and rt's namespace) if there is none. Returns
+ * the lock, or -1 with the reason said.
  */
 int qd_lock_and_open(struct rtnl *rt, const struct qd_kind *k, struct qd_reg *reg, uint32_t need,
 		     const void *cfg);

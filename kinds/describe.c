@@ -142,7 +142,8 @@ static void describe_caps(const struct qd_kind *k, bool detailed)
 {
 	open_json_array(PRINT_JSON, "capacities");
 	if (detailed)
-		print_text("\ncapacities (fixed when the kind is registered; -C NAME=N sets them):\n");
+		print_text(
+			"\ncapacities (fixed when the kind is registered; -C NAME=N sets them):\n");
 	for (int i = 0; i < qd_kind_ncaps(k); i++) {
 		const struct qd_cap *c = qd_kind_cap(k, i);
 
