@@ -10,7 +10,7 @@
 /*
  * The kernel gives a BPF qdisc no private area: every instance of one
  * registration shares its maps. Each instance therefore claims a slot in
- * the registration's "insts" array in .init and keeps the slot number in
+ * the registration's "slots" array in .init and keeps the slot number in
  * sch->limit, the one writable Qdisc field nothing else reads for a BPF
  * qdisc. An ARRAY lookup by that number is inlined by the verifier, so
  * per-instance state costs a few instructions a packet, not a hash lookup.
@@ -34,7 +34,7 @@ struct qd_place {
  */
 #define QD_NO_SLOT 0
 
-/* Head of every kind's "insts" value; the kind's own state follows it. */
+/* A "slots" value: who holds the slot, whose state is the same key of "insts". */
 struct qd_inst_hdr {
 	__u32 in_use; /* claimed with cmpxchg in .init, cleared in .destroy */
 	__u32 handle;

@@ -47,14 +47,24 @@ static __always_inline u32 qdisc_pkt_len(const struct sk_buff *skb)
 QD_CAP(instances, QD_DEFAULT_INSTANCES);
 
 /*
- * The maps every kind has: "insts" (a slot's state, starting with struct
- * qd_inst_hdr), "cfgs" (a slot's options, apart from the hot state so that
- * qdiscctl can rewrite them whole) and "pending" (options qdiscctl leaves
- * for an instance about to be made, keyed by its place, plus the kind's
- * defaults). qdiscctl opens and pins them by these names and sizes them
- * for qd_cap_instances (pending: one more, for the defaults).
+ * The maps every kind has: "slots" (who holds each slot: struct
+ * qd_inst_hdr), "insts" (a slot's state), "cfgs" (a slot's options, apart
+ * from the hot state so that qdiscctl can rewrite them whole) and
+ * "pending" (options qdiscctl leaves for an instance about to be made,
+ * keyed by its place, plus the kind's defaults). qdiscctl opens and pins
+ * them by these names and sizes them for qd_cap_instances (pending: one
+ * more, for the defaults). The holders are a map of their own, which
+ * qdiscctl maps into its memory: finding an instance among thousands of
+ * slots then costs no system call a slot.
  */
 #define QD_INSTANCE_MAPS(inst_type, cfg_type)                    \
+	struct {                                                 \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                \
+		__uint(max_entries, QD_DEFAULT_INSTANCES);       \
+		__uint(map_flags, BPF_F_MMAPABLE);               \
+		__type(key, u32);                                \
+		__type(value, struct qd_inst_hdr);               \
+	} slots SEC(".maps");                                    \
 	struct {                                                 \
 		__uint(type, BPF_MAP_TYPE_ARRAY);                \
 		__uint(max_entries, QD_DEFAULT_INSTANCES);       \
@@ -93,17 +103,17 @@ static __always_inline s64 qd_slot(const struct Qdisc *sch)
 }
 
 /*
- * Claim a free slot of the "insts" array, whose values start with struct
- * qd_inst_hdr. Instances are created under RTNL, but mq children of
- * different devices can be torn down concurrently, hence the cmpxchg.
+ * Claim a free entry of the "slots" array. Instances are created under
+ * RTNL, but mq children of different devices can be torn down
+ * concurrently, hence the cmpxchg.
  */
-static __always_inline s64 qd_claim(void *insts)
+static __always_inline s64 qd_claim(void *slots)
 {
 	int i;
 
 	bpf_for(i, 0, qd_cap_instances) {
 		u32 key = i;
-		struct qd_inst_hdr *h = bpf_map_lookup_elem(insts, &key);
+		struct qd_inst_hdr *h = bpf_map_lookup_elem(slots, &key);
 
 		if (!h)
 			break;
@@ -113,8 +123,13 @@ static __always_inline s64 qd_claim(void *insts)
 	return -1;
 }
 
-static __always_inline void qd_release(struct qd_inst_hdr *h)
+/* Give slot id of slots back (.destroy). */
+static __always_inline void qd_release(void *slots, u32 id)
 {
+	struct qd_inst_hdr *h = bpf_map_lookup_elem(slots, &id);
+
+	if (!h)
+		return;
 	h->handle = 0;
 	h->place.netns = 0;
 	h->place.ifindex = 0;
@@ -135,7 +150,7 @@ static __always_inline void *qd_pending_cfg(void *pending, const struct qd_place
 }
 
 /*
- * What every kind's .init does first: claim a slot of insts and keep it
+ * What every kind's .init does first: claim an entry of slots and keep it
  * in sch->limit (so that .destroy gives it back even when the rest of
  * .init fails),
  * copy the options qdiscctl left for this place (or the kind's defaults)
@@ -143,7 +158,7 @@ static __always_inline void *qd_pending_cfg(void *pending, const struct qd_place
  * instance sits. Returns the slot or -errno; the kind then sets up its own
  * state.
  */
-static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *insts, void *cfgs,
+static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *slots, void *cfgs,
 					    void *pending, u32 cfg_size)
 {
 	struct qd_place place = {};
@@ -156,11 +171,11 @@ static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *insts, void
 	src = qd_pending_cfg(pending, &place);
 	if (!src)
 		return -EINVAL;
-	slot = qd_claim(insts);
+	slot = qd_claim(slots);
 	if (slot < 0)
 		return -ENOSPC;
 	id = slot;
-	h = bpf_map_lookup_elem(insts, &id);
+	h = bpf_map_lookup_elem(slots, &id);
 	cfg = bpf_map_lookup_elem(cfgs, &id);
 	if (!h || !cfg)
 		return -ENOSPC;
@@ -215,7 +230,7 @@ static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *insts, void
 			return;                                               \
 		/* .reset ran first, except after a failed .init. */          \
 		name##_drain(in, id);                                         \
-		qd_release(&in->hdr);                                         \
+		qd_release(&slots, id);                                       \
 	}                                                                     \
                                                                               \
 	SEC(".struct_ops.link")                                               \

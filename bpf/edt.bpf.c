@@ -490,7 +490,7 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
 	s64 slot;
 	u32 id;
 
-	slot = qd_init_instance(sch, &insts, &cfgs, &pending, sizeof(struct edt_cfg));
+	slot = qd_init_instance(sch, &slots, &cfgs, &pending, sizeof(struct edt_cfg));
 	if (slot < 0)
 		return slot;
 	id = slot;
@@ -542,6 +542,7 @@ int edt_ce_mark(struct __sk_buff *ctx)
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 	const struct net_device *dev = skb->dev;
 	const struct Qdisc *q = dev->qdisc;
+	struct qd_inst_hdr *h;
 	struct edt_inst *in;
 	struct edt_cfg *cfg;
 	u64 now, ready;
@@ -552,11 +553,12 @@ int edt_ce_mark(struct __sk_buff *ctx)
 	if (!q || !maybe_ect(ctx, skb))
 		return TC_ACT_OK;
 	id = q->limit - 1;
+	h = bpf_map_lookup_elem(&slots, &id);
 	in = bpf_map_lookup_elem(&insts, &id);
 	cfg = bpf_map_lookup_elem(&cfgs, &id);
-	if (!in || !cfg || !in->hdr.in_use || in->hdr.handle != q->handle ||
-	    in->hdr.place.parent != TC_H_ROOT || in->hdr.place.ifindex != dev->ifindex ||
-	    in->hdr.place.netns != dev->nd_net.net->net_cookie)
+	if (!h || !in || !cfg || !h->in_use || h->handle != q->handle ||
+	    h->place.parent != TC_H_ROOT || h->place.ifindex != dev->ifindex ||
+	    h->place.netns != dev->nd_net.net->net_cookie)
 		return TC_ACT_OK;
 	now = bpf_ktime_get_ns();
 	ready = now;

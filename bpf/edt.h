@@ -77,7 +77,6 @@ struct edt_class {
 };
 
 struct edt_inst {
-	struct qd_inst_hdr hdr;
 	struct edt_stats stats;
 	__u64 t_next; /* CLOCK_MONOTONIC ns at which the link is free again (dequeue's clock) */
 	/* Runtime state, private to the program. */

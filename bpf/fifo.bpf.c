@@ -20,7 +20,6 @@
 char _license[] SEC("license") = "GPL";
 
 struct fifo_inst {
-	struct qd_inst_hdr hdr;
 	/*
 	 * A packet that found the whole qdisc empty (sch->q.qlen == 0, so
 	 * neither this slot nor the ring holds one) waits here, served
@@ -40,7 +39,6 @@ struct fifo_inst {
 #ifndef FIFO_FIRST_POS
 #define FIFO_FIRST_POS 0
 #endif
-
 
 struct fifo_slot {
 	struct sk_buff __kptr *skb;
@@ -172,7 +170,7 @@ struct sk_buff *BPF_PROG(fifo_dequeue, struct Qdisc *sch)
 SEC("struct_ops/fifo_init")
 int BPF_PROG(fifo_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
 {
-	s64 slot = qd_init_instance(sch, &insts, &cfgs, &pending, sizeof(struct fifo_cfg));
+	s64 slot = qd_init_instance(sch, &slots, &cfgs, &pending, sizeof(struct fifo_cfg));
 	struct fifo_inst *in;
 	u32 id;
 

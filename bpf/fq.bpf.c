@@ -1247,7 +1247,7 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	/* sch's address as a number: its gso_skb list is empty, so points at itself. */
 	if (bpf_probe_read_kernel(&sch_addr, sizeof(sch_addr), &sch->gso_skb.next))
 		return -EINVAL;
-	slot = qd_init_instance(sch, &insts, &cfgs, &pending, sizeof(struct fq_cfg));
+	slot = qd_init_instance(sch, &slots, &cfgs, &pending, sizeof(struct fq_cfg));
 	if (slot < 0)
 		return slot;
 	c.id = slot;
@@ -1320,7 +1320,7 @@ void BPF_PROG(fq_destroy, struct Qdisc *sch)
 		block_put(c.in->block[(nb - 1) & (FQ_MAX_BLOCKS - 1)]);
 	}
 	c.in->buckets = 0;
-	qd_release(&c.in->hdr);
+	qd_release(&slots, c.id);
 }
 
 /* The kind's id is set by qdiscctl from its descriptor. */

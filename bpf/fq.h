@@ -105,7 +105,6 @@ struct fq_pool {
 };
 
 struct fq_inst {
-	struct qd_inst_hdr hdr;
 	struct fq_stats stats;
 	__u64 time_next_delayed_flow; /* CLOCK_MONOTONIC ns of the heap's top; 0: none */
 	/* Runtime state, private to the program. */

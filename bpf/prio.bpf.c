@@ -240,7 +240,7 @@ struct sk_buff *BPF_PROG(prio_dequeue, struct Qdisc *sch)
 SEC("struct_ops/prio_init")
 int BPF_PROG(prio_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
 {
-	s64 slot = qd_init_instance(sch, &insts, &cfgs, &pending, sizeof(struct prio_cfg));
+	s64 slot = qd_init_instance(sch, &slots, &cfgs, &pending, sizeof(struct prio_cfg));
 	struct prio_inst *in;
 	int i;
 	u32 id;

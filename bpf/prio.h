@@ -33,7 +33,6 @@ struct prio_band {
 };
 
 struct prio_inst {
-	struct qd_inst_hdr hdr;
 #ifdef __BPF__
 	/* The packet that found the qdisc empty; see prio.bpf.c. */
 	struct sk_buff __kptr *fast;

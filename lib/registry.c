@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -28,7 +29,7 @@
 /* Registration directories a sweep looks at: every version of every kind fits. */
 #define QD_SWEEP_MAX 128
 
-static const char *const base_maps[] = { "insts", "cfgs", "pending" };
+static const char *const base_maps[] = { "slots", "insts", "cfgs", "pending" };
 /* The largest "insts" value qdiscctl reads: every kind's is far smaller. */
 #define QD_INST_MAX 65536
 /* The pin of the object's read-only data: the capacities it was loaded with. */
@@ -135,12 +136,22 @@ static void read_fp(struct qd_reg *r)
 	r->fp[n == QD_FP_LEN - 1 ? n : 0] = '\0';
 }
 
+/* The value size and entries of the map fd, as its info says: 0 or -errno. */
+static int map_shape(int fd, struct bpf_map_info *info)
+{
+	__u32 len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	return bpf_map_get_info_by_fd(fd, info, &len) ? -errno : 0;
+}
+
 static int open_pinned(struct qd_reg *r)
 {
-	int *fds[] = { &r->insts_fd, &r->cfgs_fd, &r->pending_fd };
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	int *fds[] = { &r->slots_fd, &r->insts_fd, &r->cfgs_fd, &r->pending_fd };
+	struct bpf_map_info info;
 	char path[PATH_MAX];
+	void *p;
+	int err;
 
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
 		pin_path(path, r->dir, base_maps[i]);
@@ -148,24 +159,36 @@ static int open_pinned(struct qd_reg *r)
 		if (*fds[i] < 0)
 			return -errno;
 	}
-	if (bpf_map_get_info_by_fd(r->insts_fd, &info, &len))
-		return -errno;
 	/*
-	 * What is pinned here decides what qdiscctl allocates to read it: a
-	 * map that is not an instance array of a size qdiscctl makes is not
-	 * a registration.
+	 * What is pinned here decides what qdiscctl maps and allocates to
+	 * read it: maps that are not the arrays qdiscctl makes are not a
+	 * registration.
 	 */
+	err = map_shape(r->slots_fd, &info);
+	if (err)
+		return err;
 	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != sizeof(__u32) ||
-	    info.value_size < sizeof(struct qd_inst_hdr) || info.value_size > QD_INST_MAX ||
+	    info.value_size != sizeof(struct qd_inst_hdr) || !(info.map_flags & BPF_F_MMAPABLE) ||
 	    !info.max_entries || info.max_entries > QD_SLOTS_MAX)
 		return -EINVAL;
-	r->inst_size = info.value_size;
 	r->slots = info.max_entries;
-	memset(&info, 0, sizeof(info));
-	len = sizeof(info);
-	if (bpf_map_get_info_by_fd(r->cfgs_fd, &info, &len))
-		return -errno;
+	err = map_shape(r->insts_fd, &info);
+	if (err)
+		return err;
+	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != sizeof(__u32) || !info.value_size ||
+	    info.value_size > QD_INST_MAX || info.max_entries != r->slots)
+		return -EINVAL;
+	r->inst_size = info.value_size;
+	err = map_shape(r->cfgs_fd, &info);
+	if (err)
+		return err;
 	r->cfg_size = info.value_size;
+	/* The kernel lays an mmapable array's values out one after another from offset 0. */
+	r->holders_len = (size_t)r->slots * sizeof(struct qd_inst_hdr);
+	p = mmap(NULL, r->holders_len, PROT_READ, MAP_SHARED, r->slots_fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->holders = p;
 	read_fp(r);
 	return 0;
 }
@@ -313,7 +336,8 @@ static void cap_offsets(const struct qd_kind *k, const struct btf *btf, long *of
 	for (int i = 0; i < QD_CAPS_MAX; i++)
 		off[i] = -1;
 	for (int j = 0; t && j < btf_vlen(t); j++, v++) {
-		const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
+		const char *name =
+			btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
 		int i;
 
 		if (strncmp(name, "qd_cap_", 7) || v->size != sizeof(uint32_t))
@@ -337,7 +361,7 @@ static int set_capacity(struct bpf_object *obj, const struct qd_reg *r)
 		const char *name = bpf_map__name(map);
 		uint32_t n = 0;
 
-		if (!strcmp(name, "insts") || !strcmp(name, "cfgs"))
+		if (!strcmp(name, "slots") || !strcmp(name, "insts") || !strcmp(name, "cfgs"))
 			n = r->cap[QD_CAP_INSTANCES];
 		else if (!strcmp(name, "pending"))
 			n = r->cap[QD_CAP_INSTANCES] + 1;
@@ -608,7 +632,7 @@ static void reg_init(struct qd_reg *r, const struct qd_kind *k)
 {
 	memset(r, 0, sizeof(*r));
 	r->kind = k;
-	r->insts_fd = r->cfgs_fd = r->pending_fd = -1;
+	r->slots_fd = r->insts_fd = r->cfgs_fd = r->pending_fd = -1;
 	libbpf_set_print(libbpf_print);
 }
 
@@ -717,13 +741,16 @@ int qd_reg_open_id(const char *id, struct qd_reg *r)
 
 void qd_reg_close(struct qd_reg *r)
 {
-	int *fds[] = { &r->insts_fd, &r->cfgs_fd, &r->pending_fd };
+	int *fds[] = { &r->slots_fd, &r->insts_fd, &r->cfgs_fd, &r->pending_fd };
 
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
+	if (r->holders)
+		munmap((void *)r->holders, r->holders_len);
+	r->holders = NULL;
 }
 
 void qd_insts_free(struct qd_insts *l)
@@ -733,69 +760,56 @@ void qd_insts_free(struct qd_insts *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Slots read a batch: a registration may have thousands, show reads them all. */
-#define LIST_BATCH 256
+/* Who holds slot i of r, as a copy: programs write the mapped entries under us. */
+static struct qd_inst_hdr holder(const struct qd_reg *r, uint32_t i)
+{
+	const volatile struct qd_inst_hdr *v = &r->holders[i];
+
+	return (struct qd_inst_hdr){
+		.in_use = v->in_use,
+		.handle = v->handle,
+		.place = { .netns = v->place.netns,
+			   .ifindex = v->place.ifindex,
+			   .parent = v->place.parent },
+	};
+}
 
 int qd_reg_list(const struct qd_reg *r, struct qd_insts *l)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	uint32_t keys[LIST_BATCH], next = 0, *in = NULL;
-	char *vals = malloc((size_t)LIST_BATCH * r->inst_size);
-	int err = 0;
-
 	memset(l, 0, sizeof(*l));
-	l->ids = calloc(r->slots ?: 1, sizeof(*l->ids));
-	l->hdrs = calloc(r->slots ?: 1, sizeof(*l->hdrs));
-	if (!vals || !l->ids || !l->hdrs || r->inst_size < sizeof(struct qd_inst_hdr)) {
-		err = vals && l->ids && l->hdrs ? -EINVAL : -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		__u32 count = LIST_BATCH;
-
-		err = bpf_map_lookup_batch(r->insts_fd, in, &next, keys, vals, &count, &opts);
-		err = err ? -errno : 0;
-		for (__u32 i = 0; i < count && (!err || err == -ENOENT); i++) {
-			struct qd_inst_hdr h;
-
-			memcpy(&h, vals + (size_t)i * r->inst_size, sizeof(h));
-			if (!h.in_use || keys[i] >= r->slots || l->n >= (int)r->slots)
-				continue;
-			l->ids[l->n] = keys[i];
-			l->hdrs[l->n++] = h;
-		}
-		/* ENOENT: the last batch, possibly a short one. */
-		if (err)
-			break;
-		in = &next;
-	}
-	if (err == -ENOENT)
-		err = 0;
-out:
-	free(vals);
-	if (err)
+	if (!r->holders)
+		return -EINVAL;
+	l->ids = calloc(r->slots, sizeof(*l->ids));
+	l->hdrs = calloc(r->slots, sizeof(*l->hdrs));
+	if (!l->ids || !l->hdrs) {
 		qd_insts_free(l);
-	return err;
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < r->slots; i++) {
+		struct qd_inst_hdr h = holder(r, i);
+
+		if (!h.in_use)
+			continue;
+		l->ids[l->n] = i;
+		l->hdrs[l->n++] = h;
+	}
+	return 0;
 }
 
 int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t handle, uint32_t *id)
 {
-	struct qd_insts l;
-	int err = qd_reg_list(r, &l);
+	if (!r->holders)
+		return -EINVAL;
+	for (uint32_t i = 0; i < r->slots; i++) {
+		struct qd_inst_hdr h = holder(r, i);
 
-	for (int i = 0; !err && i < l.n; i++) {
-		const struct qd_inst_hdr *h = &l.hdrs[i];
-
-		if (h->handle == handle && h->place.netns == place->netns &&
-		    h->place.ifindex == place->ifindex && h->place.parent == place->parent) {
-			*id = l.ids[i];
-			qd_insts_free(&l);
+		if (h.in_use && h.handle == handle && h.place.netns == place->netns &&
+		    h.place.ifindex == place->ifindex && h.place.parent == place->parent) {
+			*id = i;
 			return 0;
 		}
 	}
-	if (!err)
-		qd_insts_free(&l);
-	return err ?: -ENOENT;
+	return -ENOENT;
 }
 
 int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg)

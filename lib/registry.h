@@ -29,18 +29,22 @@ struct qd_reg {
 	char dir[QD_DIR_LEN]; /* under QD_PIN_ROOT: KIND or KIND-N */
 	char id[QD_ID_LEN];   /* the Qdisc_ops id the kernel and tc show */
 	char fp[QD_FP_LEN];   /* the program's fingerprint; "" when not recorded */
+	int slots_fd;
 	int insts_fd;
 	int cfgs_fd;
 	int pending_fd;
-	uint32_t inst_size; /* value size of insts: header plus kind state */
-	uint32_t slots;	    /* instance slots: the entries of insts */
+	/* "slots" mapped read-only: who holds each slot, as the programs write it. */
+	const volatile struct qd_inst_hdr *holders;
+	size_t holders_len; /* bytes mapped */
+	uint32_t inst_size; /* value size of insts: the kind's state */
+	uint32_t slots;	    /* instance slots: the entries of slots, insts and cfgs */
 	uint32_t cfg_size;  /* value size of cfgs (and pending) */
 	/*
 	 * Capacities (QD_CAP_INSTANCES, then the kind's): what a new
 	 * registration is made with; read back by qd_reg_caps.
 	 */
 	uint32_t cap[QD_CAPS_MAX];
-	bool created;	    /* registered by this process */
+	bool created; /* registered by this process */
 };
 
 /* Does the running kernel let BPF implement Qdisc_ops? 1, 0, or -errno. */
@@ -92,7 +96,7 @@ struct qd_insts {
 	struct qd_inst_hdr *hdrs;
 };
 
-/* The slots in use, read in batches: 0 or -errno; free with qd_insts_free. */
+/* The slots in use: 0 or -errno; free with qd_insts_free. */
 int qd_reg_list(const struct qd_reg *r, struct qd_insts *l);
 void qd_insts_free(struct qd_insts *l);
 /* The slot of the instance at place with handle: 0 or -ENOENT. */

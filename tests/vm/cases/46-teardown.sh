@@ -48,9 +48,9 @@ qlen() { in_a tc -s -j qdisc show dev va | jq '[.[] | .qlen] | add // 0'; }
 wmem() { in_a ss -uan | awk 'NR > 1 { s += $3 } END { print s + 0 }'; }
 freed() { [ "$(wmem)" = 0 ]; }
 backlogged() { [ "$(qlen)" -ge 20 ]; }
-# Slots in use in every registration's insts map.
+# Slots in use in every registration's slots map.
 insts_in_use() {
-	for _id in $(bpftool -j map show | jq -r '.[] | select(.name == "insts") | .id'); do
+	for _id in $(bpftool -j map show | jq -r '.[] | select(.name == "slots") | .id'); do
 		bpftool -j map dump id "$_id" | jq '[.[] | select(.value[0] != "0x00")] | length'
 	done | awk '{ s += $1 } END { print s + 0 }'
 }
