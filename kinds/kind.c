@@ -92,7 +92,8 @@ int qd_kind_caps_parse(const struct qd_kind *k, const char *spec, uint32_t *cap,
 		}
 		i = qd_kind_cap_index(k, p, eq - p);
 		if (i < 0) {
-			qd_err("--capacity: %s has no capacity \"%.*s\" ('qdiscctl help %s' lists them)",
+			qd_err("--capacity: %s has no capacity \"%.*s\" ('qdiscctl help %s' lists "
+			       "them)",
 			       k->name, (int)(eq - p), p, k->name);
 			return -EINVAL;
 		}
@@ -272,11 +273,9 @@ const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t le
 		return o->special;
 	switch (o->type) {
 	case QD_OPT_COUNT:
-		snprintf(buf, len, "%llu%s", (unsigned long long)v, o->unit ? o->unit : "");
-		return buf;
+		return sprint_u64(v, o->unit ? o->unit : "", buf, len);
 	case QD_OPT_LIST:
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-		return buf;
+		return sprint_u64(v, "", buf, len);
 	case QD_OPT_SIZE:
 		return sprint_size(v, buf, len);
 	case QD_OPT_TIME:
@@ -701,7 +700,8 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg)
 		case QD_OPT_TIME:
 		case QD_OPT_RATE:
 			print_uint(PRINT_JSON, o->name, NULL, o->json_div ? v / o->json_div : v);
-			print_text("%s %s ", o->name, qd_opt_text(o, v, buf, sizeof(buf)));
+			print_string(PRINT_FP, NULL, "%s ", o->name);
+			print_string(PRINT_FP, NULL, "%s ", qd_opt_text(o, v, buf, sizeof(buf)));
 			break;
 		case QD_OPT_CHOICE:
 			print_string(PRINT_ANY, o->name, "%s ", keyword(o, v));
@@ -709,7 +709,7 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg)
 		case QD_OPT_BOOL:
 			/* As tc prints nopacing: the word in text, a boolean in JSON. */
 			print_bool(PRINT_JSON, o->name, NULL, v);
-			print_text("%s ", keyword(o, v));
+			print_string(PRINT_FP, NULL, "%s ", keyword(o, v));
 			break;
 		case QD_OPT_WORD:
 			/* As tc prints horizon_drop: the word in text, a key with null in JSON. */
@@ -720,12 +720,9 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg)
 		case QD_OPT_LIST:
 			/* As tc prints priomap: "priomap 1 2 ...", JSON "priomap":[1,2,...]. */
 			open_json_array(PRINT_JSON, o->name);
-			print_text("%s ", o->name);
-			for (unsigned int i = 0; i < o->count; i++) {
-				v = qd_opt_get_at(o, cfg, i);
-				print_uint(PRINT_JSON, NULL, NULL, v);
-				print_text("%llu ", (unsigned long long)v);
-			}
+			print_string(PRINT_FP, NULL, "%s ", o->name);
+			for (unsigned int i = 0; i < o->count; i++)
+				print_uint(PRINT_ANY, NULL, "%llu ", qd_opt_get_at(o, cfg, i));
 			close_json_array(PRINT_JSON, NULL);
 			break;
 		}

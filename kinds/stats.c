@@ -35,15 +35,18 @@ static void print_stat(const struct qd_stat *s, uint64_t v)
 {
 	char buf[UNITS_BUF];
 
-	if (s->type == QD_STAT_COUNT)
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	else if (s->type == QD_STAT_RATE)
+	print_uint(PRINT_JSON, s->name, NULL, v);
+	/* The text's conversion is a %s: print_uint writes the number there. */
+	if (s->type == QD_STAT_COUNT) {
+		print_uint(PRINT_FP, NULL, s->text, v);
+		return;
+	}
+	if (s->type == QD_STAT_RATE)
 		sprint_rate(v, buf, sizeof(buf));
 	else if (s->type == QD_STAT_SIZE)
 		sprint_size(v, buf, sizeof(buf));
 	else
 		sprint_time(v, buf, sizeof(buf));
-	print_uint(PRINT_JSON, s->name, NULL, v);
 	print_string(PRINT_FP, NULL, s->text, buf);
 }
 

@@ -3,22 +3,22 @@
 #include "lib/qdisc_print.h"
 #include "lib/units.h"
 
+/* One typed call a field: a line of numbers through vfprintf costs several times more. */
 static void print_stats(const struct qdisc_stats *st)
 {
 	char b[UNITS_BUF];
 
-	print_text(" Sent %llu bytes %llu pkt (dropped %u, overlimits %u requeues %u) \n",
-		   (unsigned long long)st->bytes, (unsigned long long)st->packets, st->drops,
-		   st->overlimits, st->requeues);
-	print_uint(PRINT_JSON, "bytes", NULL, st->bytes);
-	print_uint(PRINT_JSON, "packets", NULL, st->packets);
-	print_uint(PRINT_JSON, "drops", NULL, st->drops);
-	print_uint(PRINT_JSON, "overlimits", NULL, st->overlimits);
-	print_uint(PRINT_JSON, "requeues", NULL, st->requeues);
+	print_uint(PRINT_ANY, "bytes", " Sent %llu bytes ", st->bytes);
+	print_uint(PRINT_ANY, "packets", "%llu pkt ", st->packets);
+	print_uint(PRINT_ANY, "drops", "(dropped %u, ", st->drops);
+	print_uint(PRINT_ANY, "overlimits", "overlimits %u ", st->overlimits);
+	print_uint(PRINT_ANY, "requeues", "requeues %u) ", st->requeues);
+	print_nl();
 	print_uint(PRINT_JSON, "backlog", NULL, st->backlog);
-	print_uint(PRINT_JSON, "qlen", NULL, st->qlen);
-	print_text(" backlog %s %up requeues %u\n", sprint_size(st->backlog, b, sizeof(b)),
-		   st->qlen, st->requeues);
+	print_string(PRINT_FP, NULL, " backlog %s ", sprint_size(st->backlog, b, sizeof(b)));
+	print_uint(PRINT_ANY, "qlen", "%up ", st->qlen);
+	print_uint(PRINT_FP, NULL, "requeues %u", st->requeues);
+	print_nl();
 }
 
 void qdisc_print_head(const struct qdisc_info *qi, const char *dev)

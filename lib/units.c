@@ -351,6 +351,25 @@ int parse_classid(const char *s, uint32_t *out)
 	return 0;
 }
 
+char *sprint_u64(uint64_t v, const char *unit, char *buf, size_t len)
+{
+	char digits[20], *d = digits + sizeof(digits);
+	size_t n = 0;
+
+	if (!len)
+		return buf;
+	do
+		*--d = '0' + v % 10;
+	while (v /= 10);
+	/* Cut short where snprintf would: len - 1 characters and the NUL. */
+	while (d < digits + sizeof(digits) && n + 1 < len)
+		buf[n++] = *d++;
+	while (*unit && n + 1 < len)
+		buf[n++] = *unit++;
+	buf[n] = '\0';
+	return buf;
+}
+
 /*
  * tc's print_rate(): work in bits, step up by 1000 while the value is at
  * least 1000 and either divides evenly or is >= 1000000; the division
@@ -359,11 +378,11 @@ int parse_classid(const char *s, uint32_t *out)
  */
 char *sprint_rate(uint64_t bytes_per_sec, char *buf, size_t len)
 {
-	static const char *const prefix[] = { "", "K", "M", "G", "T" };
+	static const char *const unit[] = { "bit", "Kbit", "Mbit", "Gbit", "Tbit" };
 	u128 bits = (u128)bytes_per_sec * 8;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(prefix) - 1; i++) {
+	for (i = 0; i < ARRAY_SIZE(unit) - 1; i++) {
 		if (bits < 1000)
 			break;
 		if (bits % 1000 && bits < 1000000)
@@ -371,8 +390,7 @@ char *sprint_rate(uint64_t bytes_per_sec, char *buf, size_t len)
 		bits /= 1000;
 	}
 	/* at least one division happened if bits was >= 2^64 */
-	snprintf(buf, len, "%llu%sbit", (unsigned long long)bits, prefix[i]);
-	return buf;
+	return sprint_u64(bits, unit[i], buf, len);
 }
 
 /*
@@ -401,13 +419,10 @@ char *sprint_size(uint64_t bytes, char *buf, size_t len)
 		u128 diff = whole > bytes ? whole - bytes : bytes - whole;
 
 		/* ties (exactly half a unit off) never pass: slack < u/2 */
-		if (bytes >= u && diff < steps[i].slack) {
-			snprintf(buf, len, "%llu%s", (unsigned long long)n, steps[i].name);
-			return buf;
-		}
+		if (bytes >= u && diff < steps[i].slack)
+			return sprint_u64(n, steps[i].name, buf, len);
 	}
-	snprintf(buf, len, "%llub", (unsigned long long)bytes);
-	return buf;
+	return sprint_u64(bytes, "b", buf, len);
 }
 
 /*
@@ -430,10 +445,8 @@ char *sprint_time(uint64_t ns, char *buf, size_t len)
 	char tmp[UNITS_BUF];
 	size_t i;
 
-	if (ns < NSEC_PER_USEC) {
-		snprintf(buf, len, "%lluns", (unsigned long long)ns);
-		return buf;
-	}
+	if (ns < NSEC_PER_USEC)
+		return sprint_u64(ns, "ns", buf, len);
 	for (i = last; ns < units[i].div; i--)
 		;
 	snprintf(tmp, sizeof(tmp), "%.3g", (double)ns / units[i].div);

@@ -64,6 +64,11 @@ int parse_handle(const char *s, uint32_t *out);
  */
 int parse_classid(const char *s, uint32_t *out);
 
+/*
+ * v in decimal, then unit, as snprintf "%llu%s" writes it: show prints
+ * thousands of numbers, and snprintf costs some thousand instructions each.
+ */
+char *sprint_u64(uint64_t v, const char *unit, char *buf, size_t len);
 /* Rate in bits as tc: "1Gbit", "550Kbit", "12344bit" (SI steps, truncated). */
 char *sprint_rate(uint64_t bytes_per_sec, char *buf, size_t len);
 /* Size as tc: "1514b", "64Kb", "1Mb", "1Gb" (1024 steps, near-multiples). */

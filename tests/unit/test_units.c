@@ -585,6 +585,23 @@ static void test_sprint_rate(void)
 	SPRINT(sprint_rate, UINT64_MAX, "147573952Tbit");
 }
 
+/* What snprintf "%llu%s" writes, cut short at the buffer's end as snprintf cuts. */
+static void test_sprint_u64(void)
+{
+	char b[UNITS_BUF], small[4];
+
+	CHECK_STR(sprint_u64(0, "", b, sizeof(b)), "0");
+	CHECK_STR(sprint_u64(7, "p", b, sizeof(b)), "7p");
+	CHECK_STR(sprint_u64(1000000, "bit", b, sizeof(b)), "1000000bit");
+	CHECK_STR(sprint_u64(UINT64_MAX, "Kb", b, sizeof(b)), "18446744073709551615Kb");
+	CHECK_STR(sprint_u64(12345, "", small, sizeof(small)), "123");
+	CHECK_STR(sprint_u64(12, "bit", small, sizeof(small)), "12b");
+	CHECK_STR(sprint_u64(12, "x", small, 1), "");
+	memcpy(small, "abc", 4);
+	sprint_u64(5, "", small, 0);
+	CHECK_STR(small, "abc");
+}
+
 static void test_sprint_size(void)
 {
 	/* tc 6.1 "tc qdisc show" of bfifo limits */
@@ -897,6 +914,7 @@ int main(void)
 	test_handle();
 	test_classid();
 	test_sprint_rate();
+	test_sprint_u64();
 	test_sprint_size();
 	test_sprint_time();
 	test_sprint_ids();
