@@ -31,6 +31,25 @@ static void wait_gone(const char *kind, const struct qd_place *place, uint32_t h
 	qd_reg_close(&reg);
 }
 
+/*
+ * The kind to send, as tc would for what is there: the kernel refuses a
+ * delete whose kind is not the qdisc's id. A word that is what tc shows
+ * (a native kind, qdiscctl_fifo, qdiscctl_fifo.1) goes as it is; one of
+ * qdiscctl's kind names becomes the id of whichever registration of that
+ * kind holds the qdisc, or, when none does, the kind's own id, which the
+ * kernel then refuses as it refuses tc.
+ */
+static const char *kind_to_send(const char *word, const struct qdisc_info *cur, bool have_cur)
+{
+	const struct qd_kind *named = word ? qd_kind_find(word) : NULL;
+
+	if (!named || strcmp(word, named->name) || (have_cur && !strcmp(cur->kind, word)))
+		return word;
+	if (have_cur && qd_reg_kind(cur->kind) == named)
+		return cur->kind;
+	return named->id;
+}
+
 static int run_del(int argc, char **argv)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -41,6 +60,7 @@ static int run_del(int argc, char **argv)
 	struct qdisc_req req;
 	struct rtnl rt;
 	int err, lock = -1, ret = QD_EXIT_OK;
+	bool have_cur;
 
 	if (qdisc_spec_parse(argc - 1, argv + 1, &s))
 		return QD_EXIT_USAGE;
@@ -63,7 +83,8 @@ static int run_del(int argc, char **argv)
 		return QD_EXIT_FAIL;
 	}
 	/* Which kind goes tells whether a registration may go with it. */
-	if (!qdisc_lookup(&rt, s.ifindex, s.parent, &cur))
+	have_cur = !qdisc_lookup(&rt, s.ifindex, s.parent, &cur);
+	if (have_cur)
 		k = qd_reg_kind(cur.kind);
 	/* Deleting one of ours: no add or gc may run between the delete and the sweep. */
 	if (k && (lock = qd_lock()) < 0) {
@@ -75,7 +96,7 @@ static int run_del(int argc, char **argv)
 		.ifindex = s.ifindex,
 		.parent = s.parent,
 		.handle = s.handle,
-		.kind = s.kind,
+		.kind = kind_to_send(s.kind, &cur, have_cur),
 	};
 	err = rtnl_talk(&rt, qdisc_msg_build(buf, &req));
 	if (err) {
@@ -107,7 +128,9 @@ static const struct qd_cmd del_cmd = {
 	.alias = "delete",
 	.args = "dev DEV (root | parent ID) [handle H] [KIND]",
 	.summary = "delete a qdisc",
-	.help = "When the last instance of one of qdiscctl's kinds goes, its registration\n"
+	.help = "KIND, as with tc, must be what is there: a native kind, qdiscctl's kind\n"
+		"name (fifo) or the id tc shows (qdiscctl_fifo).\n"
+		"When the last instance of one of qdiscctl's kinds goes, its registration\n"
 		"goes too: nothing of qdiscctl is left in bpffs or in the kernel.",
 	.order = 30,
 	.run = run_del,
