@@ -105,7 +105,8 @@ static const struct qd_opt edt_opts[] = {
 		OPT(timer_slack),
 		.def = 10 * NSEC_PER_USEC,
 		.max = NSEC_PER_SEC,
-		.help = "slack of the watchdog timer",
+		.bare_ns = 1, /* as fq's, which is tc's */
+		.help = "slack of the watchdog timer (a bare number is nanoseconds, as fq's)",
 	},
 	{}
 };

@@ -135,7 +135,9 @@ static const struct qd_opt fq_opts[] = {
 		.def = 10000,
 		.min = 0,
 		.max = UINT32_MAX,
-		.help = "slack of the watchdog timer that wakes throttled flows",
+		.bare_ns = 1, /* tc's get_time64 */
+		.help = "slack of the watchdog timer that wakes throttled flows (a bare number is "
+			"nanoseconds, as with tc)",
 	},
 	{
 		.name = "horizon",

@@ -345,22 +345,24 @@ bool qd_kind_knows(const struct qd_kind *k, const char *word)
 
 static int parse_value(enum qd_opt_type type, const struct qd_opt *o, const char *s, uint64_t *v)
 {
-	uint32_t v32;
 	int err;
+
+	bool decimal = o->flags & QD_OPT_DECIMAL;
 
 	switch (type) {
 	case QD_OPT_COUNT:
 	case QD_OPT_LIST:
-		if (o->width <= 4) {
-			err = parse_u32(s, &v32);
-			*v = v32;
-			return err;
-		}
-		return parse_u64(s, v);
+		err = decimal ? parse_u64(s, v) : parse_u64_base0(s, v);
+		if (!err && o->width <= 4 && *v > UINT32_MAX)
+			err = -ERANGE;
+		return err;
 	case QD_OPT_SIZE:
+		/* tc reads fq's quanta with get_unsigned: bare bytes in C's bases. */
+		if (!decimal && !parse_u64_base0(s, v))
+			return 0;
 		return parse_size(s, v);
 	case QD_OPT_TIME:
-		return parse_time(s, v);
+		return parse_time_bare(s, o->bare_ns ?: 1000, v);
 	case QD_OPT_RATE:
 		return parse_rate(s, v);
 	case QD_OPT_CHOICE:

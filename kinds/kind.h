@@ -44,6 +44,12 @@ struct qd_cgroup_val {
 #define QD_OPT_QUIET_ZERO    (1U << 1) /* show omits it while it is 0 */
 #define QD_OPT_POW2	     (1U << 2) /* only powers of two are accepted */
 #define QD_OPT_REQUIRED	     (1U << 3) /* add and replace must give it */
+/*
+ * A bare integer is decimal only, as tc's get_integer(..., 10) reads it;
+ * without it a count or a size in bare bytes may be written in hex (0x...)
+ * or octal (leading 0), as tc's get_unsigned(..., 0).
+ */
+#define QD_OPT_DECIMAL (1U << 4)
 
 struct qd_opt {
 	const char *name;
@@ -66,6 +72,11 @@ struct qd_opt {
 	uint64_t special_val;
 	/* JSON shows the value divided by this (tc reports some times in us); 0 = 1. */
 	unsigned int json_div;
+	/*
+	 * QD_OPT_TIME: nanoseconds a bare number counts, as the option's tc
+	 * parser reads it; 0: microseconds (tc's get_time).
+	 */
+	unsigned int bare_ns;
 	/* QD_OPT_LIST: how many numbers; QD_OPT_CGROUPS: how many entries. */
 	unsigned int count;
 	/* QD_OPT_LIST: the numbers' defaults. */

@@ -30,6 +30,7 @@ static const struct qd_opt prio_opts[] = {
 		.def = 3,
 		.min = 2,
 		.max = PRIO_BANDS_MAX,
+		.flags = QD_OPT_DECIMAL, /* tc's prio: get_integer(..., 10) */
 		.help = "bands; band 0 is always served first, then 1, and so on",
 	},
 	{
@@ -41,6 +42,7 @@ static const struct qd_opt prio_opts[] = {
 		.defs = prio_priomap_def,
 		.min = 0,
 		.max = PRIO_BANDS_MAX - 1,
+		.flags = QD_OPT_DECIMAL,
 		.metavar = "P0 ... P15",
 		.help = "the band of each priority (skb->priority & 15), each below bands",
 	},

@@ -90,6 +90,42 @@ int parse_u32(const char *s, uint32_t *out)
 	return 0;
 }
 
+int parse_u64_base0(const char *s, uint64_t *out)
+{
+	unsigned int base = 10;
+	uint64_t v = 0;
+	const char *p;
+
+	if (!s || !*s)
+		return -EINVAL;
+	p = s;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+	} else if (p[0] == '0' && p[1]) {
+		base = 8;
+		p++;
+	}
+	if (!*p)
+		return -EINVAL;
+	/* Syntax first, as parse_u64: a bad digit is garbage, not range. */
+	for (const char *q = p; *q; q++) {
+		int d = hex_value(*q);
+
+		if (d < 0 || (unsigned int)d >= base)
+			return -EINVAL;
+	}
+	for (; *p; p++) {
+		unsigned int d = hex_value(*p);
+
+		if (v > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
 static void decimal_add_int_digit(struct decimal *d, char c)
 {
 	if (d->big)
@@ -244,6 +280,16 @@ int parse_size(const char *s, uint64_t *bytes)
 int parse_time(const char *s, uint64_t *ns)
 {
 	return parse_scaled(s, time_units, ns);
+}
+
+int parse_time_bare(const char *s, uint64_t bare_ns, uint64_t *ns)
+{
+	struct decimal d;
+	const char *sfx;
+
+	if (s && !parse_decimal(s, &d, &sfx) && !*sfx)
+		return decimal_scale(&d, bare_ns, 1, ns);
+	return parse_time(s, ns);
 }
 
 /*

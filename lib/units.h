@@ -31,6 +31,12 @@
 /* Decimal digits only. */
 int parse_u32(const char *s, uint32_t *out);
 int parse_u64(const char *s, uint64_t *out);
+/*
+ * An integer in C's notation, as tc's get_unsigned(..., 0) reads it:
+ * "0x" then hex digits, "0" then octal digits, or decimal. No sign, no
+ * space.
+ */
+int parse_u64_base0(const char *s, uint64_t *out);
 
 /*
  * Bare number = bit/s.  bit kbit mbit gbit tbit (x1000),
@@ -46,11 +52,15 @@ int parse_rate(const char *s, uint64_t *bytes_per_sec);
 int parse_size(const char *s, uint64_t *bytes);
 
 /*
- * Bare number = microseconds, as tc's get_time().  Note tc's get_time64()
- * (timer_slack, horizon) takes bare numbers as nanoseconds; we do not.
+ * Bare number = microseconds, as tc's get_time().
  * s sec secs, ms msec msecs, us usec usecs, ns nsec nsecs.
  */
 int parse_time(const char *s, uint64_t *ns);
+/*
+ * As parse_time, but a bare number counts bare_ns nanoseconds: 1 for what
+ * tc reads with get_time64() (fq's timer_slack).
+ */
+int parse_time_bare(const char *s, uint64_t bare_ns, uint64_t *ns);
 
 /* Qdisc handle: "1:", "1", "1:0" -> 0x10000; "none" -> 0.  Major is hex,
  * 1..ffff (0 -> -EINVAL, > ffff -> -ERANGE); a non-zero minor is -EINVAL. */

@@ -104,6 +104,20 @@ static void test_options(const struct qd_kind *k)
 	CHECK_INT(parse(k, &c, "quantum auto maxrate unlimited"), 0);
 	CHECK_INT(parse(k, &c, "pacing on"), -EINVAL);
 	CHECK_INT(parse(k, &c, "ce_threshold 1ms"), -EINVAL);
+
+	/* A bare number as tc's parser of each option reads it. */
+	CHECK_INT(parse(k, &c, "orphan_mask 0xff initial_quantum 0x10000 limit 010"), 0);
+	CHECK_U64(c.orphan_mask, 255);
+	CHECK_U64(c.initial_quantum, 65536);
+	CHECK_U64(c.limit, 8);
+	CHECK_INT(parse(k, &c, "timer_slack 100 refill_delay 100 horizon 100"), 0);
+	CHECK_U64(c.timer_slack, 100);
+	CHECK_U64(c.refill_delay, 100000);
+	CHECK_U64(c.horizon, 100000);
+	CHECK_INT(parse(k, &c, "quantum 3kb"), 0);
+	CHECK_U64(c.quantum, 3072);
+	CHECK_INT(parse(k, &c, "limit 08"), -EINVAL);
+	CHECK_INT(parse(k, &c, "limit 0x100000000"), -EINVAL);
 }
 
 static char *print_stats(const struct qd_kind *k, const struct fq_inst *in, size_t size, bool json)

@@ -95,6 +95,10 @@ static void test_parse(void)
 	CHECK_U64(c.limit, 0);
 
 	/* bands: 2..16. */
+	/* Decimal only, as tc's prio reads bands and priomap (get_integer(..., 10)). */
+	CHECK_INT(parse(&c, "bands 04"), 0);
+	CHECK_U64(c.bands, 4);
+	CHECK_INT(parse(&c, "bands 0x4"), -EINVAL);
 	CHECK_INT(parse(&c, "bands 1"), -EINVAL);
 	CHECK_STR(err, "qdiscctl: prio: bands \"1\" is out of range 2..16\n");
 	CHECK_INT(parse(&c, "bands 17"), -EINVAL);

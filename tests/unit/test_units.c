@@ -92,6 +92,9 @@ static void test_garbage(void)
 		BAD64(parse_size, s, -EINVAL);
 		BAD64(parse_time, s, -EINVAL);
 		BAD64(parse_u64, s, -EINVAL);
+		/* "0x10" is hex to it, as to tc. */
+		if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+			BAD64(parse_u64_base0, s, -EINVAL);
 		BAD32(parse_u32, s, -EINVAL);
 		/* "abc", "1e3" are fine hex majors, e.g. handle abc: */
 		if (!is_hex(s))
@@ -112,6 +115,27 @@ static void test_null_input(void)
 	CHECK(parse_time(NULL, &v64) == -EINVAL && v64 == 7);
 	CHECK(parse_handle(NULL, &v32) == -EINVAL && v32 == 7);
 	CHECK(parse_classid(NULL, &v32) == -EINVAL && v32 == 7);
+}
+
+/* C's integer notation, as tc's get_unsigned(..., 0): hex, octal, decimal. */
+static void test_u64_base0(void)
+{
+	OK64(parse_u64_base0, "0", 0);
+	OK64(parse_u64_base0, "1023", 1023);
+	OK64(parse_u64_base0, "0xff", 255);
+	OK64(parse_u64_base0, "0XFF", 255);
+	OK64(parse_u64_base0, "0x10000", 65536);
+	OK64(parse_u64_base0, "010", 8);
+	OK64(parse_u64_base0, "00", 0);
+	OK64(parse_u64_base0, "0xffffffffffffffff", UINT64_MAX);
+	OK64(parse_u64_base0, "01777777777777777777777", UINT64_MAX);
+	BAD64(parse_u64_base0, "0x10000000000000000", -ERANGE);
+	BAD64(parse_u64_base0, "18446744073709551616", -ERANGE);
+	BAD64(parse_u64_base0, "0x", -EINVAL);
+	BAD64(parse_u64_base0, "08", -EINVAL);
+	BAD64(parse_u64_base0, "0xg", -EINVAL);
+	BAD64(parse_u64_base0, "12a", -EINVAL);
+	BAD64(parse_u64_base0, "-0x1", -EINVAL);
 }
 
 static void test_u64_u32(void)
@@ -907,6 +931,7 @@ int main(void)
 	test_garbage();
 	test_null_input();
 	test_u64_u32();
+	test_u64_base0();
 	test_rate_suffixes();
 	test_rate();
 	test_size();

@@ -10,6 +10,12 @@ need jq txtime qstat
 ALL='limit 5000 flow_limit 50 quantum 4000 initial_quantum 20000 maxrate 2mbit buckets 64
 	horizon 5s horizon_cap timer_slack 20us refill_delay 80ms low_rate_threshold 1mbit
 	orphan_mask 511 nopacing'
+# Bare numbers as tc reads them: timer_slack in ns (get_time64), the other
+# times in us (get_time), counts and quanta in C's bases (get_unsigned).
+# refill_delay is a whole number of jiffies: sch_fq keeps it in jiffies
+# (100us shows as 4ms at HZ=250), qdiscctl's fq in ns.
+BARE='limit 010 orphan_mask 0xff initial_quantum 0x10000 quantum 0x1000 timer_slack 100
+	refill_delay 80000 horizon 100000'
 
 # opts_of: the options of va's root, "NAME VALUE" or a lone flag a line,
 # sorted, without "qdisc KIND HANDLE root refcnt N".
@@ -34,6 +40,14 @@ scenario() {
 	fq_add $ALL
 	opts_of >"$TMPDIR/all.$KIND"
 	log "[$KIND] every option: $(echo $(cat "$TMPDIR/all.$KIND"))"
+	fq_del
+	# shellcheck disable=SC2086
+	fq_add $BARE
+	opts_of >"$TMPDIR/bare.$KIND"
+	log "[$KIND] bare numbers: $(echo $(cat "$TMPDIR/bare.$KIND"))"
+	fq_del
+	# shellcheck disable=SC2086
+	fq_add $ALL
 	must in_a ping -c 5 -i 0.2 -q "$IP_B"
 	# The statistics tc prints only when non-zero: 100 datagrams of one
 	# flow held for 1 s (EDT) meet flow_limit 50; 5 stamped 10 s ahead are
@@ -68,11 +82,11 @@ scenario() {
 
 fq_run scenario
 if fq_both; then
-	for f in defaults all labels keys; do
+	for f in defaults all bare labels keys; do
 		missing=$(grep -vxFf "$TMPDIR/$f.fq" "$TMPDIR/$f.native" | tr '\n' ' ')
 		[ -z "$missing" ] || fail "$f: sch_fq shows '$missing', fq does not (fq: $(cat "$TMPDIR/$f.fq" | tr '\n' ','))"
 	done
-	for f in defaults all; do
+	for f in defaults all bare; do
 		extra=$(grep -vxFf "$TMPDIR/$f.native" "$TMPDIR/$f.fq" | tr '\n' ' ')
 		[ -z "$extra" ] || fail "$f: fq shows '$extra' that sch_fq does not"
 	done
