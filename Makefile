@@ -28,7 +28,7 @@ BIN        ?= qdiscctl
 # -Os and section garbage collection keep the static binary under 2 MB
 # (issue 6); its time goes to syscalls, not to code -O2 would speed up.
 CFLAGS     ?= -Os -g
-WARN       := -Wall -Wextra -Werror
+WARN       := -Wall -Wextra -Wvla -Werror
 GC_SECTIONS := -ffunction-sections -fdata-sections
 CPPFLAGS   := -I. -I$(OBJ) -I$(DEPS)/libbpf/include -I$(DEPS)/libbpf/include/uapi \
 	      -I$(DEPS)/libmnl/include -D_GNU_SOURCE -DQDISCCTL_VERSION='"$(VERSION)"'

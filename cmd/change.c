@@ -51,7 +51,8 @@ static int pick_options(const struct qdisc_spec *s, const struct qd_target *t, c
 static int change_instance(const struct qd_target *t, const char *where, int optc, char **optv)
 {
 	const struct qd_kind *k = t->kind;
-	char cur[k->cfg_size], cfg[k->cfg_size];
+	_Alignas(uint64_t) char cur[QD_CFG_MAX];
+	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 	struct qd_reg reg;
 	uint32_t id;
 	int ret = QD_EXIT_OK;
@@ -177,7 +178,7 @@ static int run_change(int argc, char **argv)
 	/* With the kind named, bad options are found before anything is looked up. */
 	named = s.kind ? qd_kind_find(s.kind) : NULL;
 	if (named) {
-		char cfg[named->cfg_size];
+		_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 
 		qd_kind_defaults(named, cfg);
 		/* Checks between options wait for the current ones (bands vs priomap). */

@@ -77,7 +77,7 @@ static int show_default(void)
 	print_string(PRINT_ANY, "default_qdisc", "%s ", k ? k->id : cur);
 	if (k) {
 		struct qd_place zero = {};
-		char cfg[k->cfg_size];
+		_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 		struct qd_reg r;
 
 		print_string(PRINT_JSON, "kind", NULL, k->name);
@@ -169,7 +169,7 @@ static int restore_default(void)
 	/* The options instances made by others get go back to the kind's own. */
 	if (!read_line(DEFAULT_QDISC, cur, sizeof(cur)) && (k = qd_reg_kind(cur)) &&
 	    !qd_reg_open_id(cur, &r)) {
-		char cfg[k->cfg_size];
+		_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 
 		qd_kind_defaults(k, cfg);
 		qd_reg_set_defaults(&r, cfg);
@@ -199,7 +199,7 @@ static int run_default(int argc, char **argv)
 		       argv[1]);
 		return QD_EXIT_USAGE;
 	}
-	char cfg[k ? k->cfg_size : 1];
+	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 	if (k) {
 		qd_kind_defaults(k, cfg);
 		if (qd_kind_parse(k, argc - 2, argv + 2, cfg) ||

@@ -52,7 +52,7 @@ static const char *kind_to_send(const char *word, const struct qdisc_info *cur, 
 
 static int run_del(int argc, char **argv)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[RTNL_MSG_SIZE];
 	const struct qd_kind *k = NULL;
 	struct qd_place place = {};
 	struct qdisc_info cur;

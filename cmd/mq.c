@@ -103,7 +103,7 @@ int qd_cmd_new_mq(const char *cmd, const struct qdisc_spec *spec, unsigned int n
 		qd_err("%s: mq: only \"root\" can hold an mq", cmd);
 		return QD_EXIT_USAGE;
 	}
-	char cfg[k->cfg_size];
+	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 	qd_kind_defaults(k, cfg);
 	if (qd_kind_parse(k, s.optc - 1, s.optv + 1, cfg) ||
 	    qd_kind_check_required(k, s.optc - 1, s.optv + 1) ||

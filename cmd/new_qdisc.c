@@ -83,7 +83,7 @@ static int replace_in_place(struct rtnl *rt, const struct qdisc_spec *s, const s
 int qd_send_qdisc(struct rtnl *rt, uint16_t type, unsigned int nlflags, const struct qdisc_spec *s,
 		  const char *kind)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[RTNL_MSG_SIZE];
 	struct qdisc_req req = {
 		.type = type,
 		.flags = nlflags,
@@ -196,7 +196,7 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 	if (!strcmp(s.kind, "mq") && s.optc)
 		return qd_cmd_new_mq(argv[0], &s, nlflags);
 	k = qd_kind_find(s.kind);
-	char cfg[k ? k->cfg_size : 1];
+	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 	if (k) {
 		qd_kind_defaults(k, cfg);
 		if (qd_kind_parse(k, s.optc, s.optv, cfg) ||

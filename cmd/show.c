@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,7 +106,7 @@ static void print_options(const struct qdisc_info *qi, void *data)
 
 	if (!(reg = show_instance(ctx, ctx->printing ? ctx->printing : qi, &id)))
 		return;
-	char cfg[reg->kind->cfg_size];
+	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 	if (qd_reg_cfg(reg, id, cfg))
 		return;
 	qd_kind_print(reg->kind, cfg);
@@ -139,17 +140,24 @@ static void print_xstats(const struct qdisc_info *qi, void *data)
 	const struct qd_reg *reg;
 	uint32_t id;
 
+	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
+	char *inst;
+
 	if (!(reg = show_instance(ctx, ctx->printing ? ctx->printing : qi, &id)) ||
 	    (!reg->kind->stats && !reg->kind->table && !reg->kind->rows))
 		return;
-	char inst[reg->inst_size], cfg[reg->kind->cfg_size];
-	if (qd_reg_inst(reg, id, inst))
+	/* Sized by the pinned map, which open_pinned bounds: not for the stack. */
+	inst = malloc(reg->inst_size);
+	if (!inst || qd_reg_inst(reg, id, inst)) {
+		free(inst);
 		return;
+	}
 	qd_kind_print_stats(reg->kind, inst, reg->inst_size, show_now());
 	if (reg->kind->rows && !qd_reg_cfg(reg, id, cfg))
 		qd_kind_print_rows(reg->kind, cfg, inst, reg->inst_size);
 	if (reg->kind->table && !qd_reg_cfg(reg, id, cfg))
 		qd_kind_print_table(reg->kind, inst, reg->inst_size, cfg);
+	free(inst);
 }
 
 static int show_one(const struct qdisc_info *qi, void *data)
@@ -178,7 +186,11 @@ static bool takes_value(const char *w)
 /* tc's qdisc filter words plus "flows [sort COLUMN]", in any order. */
 static int parse_show(int argc, char **argv, struct qdisc_spec *s, bool *flows, const char **sort)
 {
-	char *rest[argc + 1];
+	/*
+	 * The filter's words are moved down in argv itself (a word never
+	 * moves up), so that s, which points into them, lives as long as argv.
+	 */
+	char **rest = argv + 1;
 	int n = 0;
 
 	for (int i = 1; i < argc; i++) {

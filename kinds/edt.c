@@ -187,6 +187,8 @@ static const void *edt_elf(size_t *size)
 	return edt_bpf__elf_bytes(size);
 }
 
+_Static_assert(sizeof(struct edt_cfg) <= QD_CFG_MAX, "edt's options fit QD_CFG_MAX");
+
 static const struct qd_kind edt_kind = {
 	.name = "edt",
 	.id = "qdiscctl_edt",

@@ -52,6 +52,8 @@ static const void *fifo_elf(size_t *size)
 	return fifo_bpf__elf_bytes(size);
 }
 
+_Static_assert(sizeof(struct fifo_cfg) <= QD_CFG_MAX, "fifo's options fit QD_CFG_MAX");
+
 static const struct qd_kind fifo_kind = {
 	.name = "fifo",
 	.id = "qdiscctl_fifo",

@@ -341,6 +341,8 @@ static const void *fq_elf(size_t *size)
 	return fq_bpf__elf_bytes(size);
 }
 
+_Static_assert(sizeof(struct fq_cfg) <= QD_CFG_MAX, "fq's options fit QD_CFG_MAX");
+
 static const struct qd_kind fq_kind = {
 	.name = "fq",
 	.id = "qdiscctl_fq",

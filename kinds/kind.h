@@ -261,6 +261,13 @@ struct qd_kind {
 	uint32_t (*map_entries)(const char *map, const uint32_t *cap);
 };
 
+/*
+ * The largest options struct (cfg_size) of any kind: buffers for one
+ * kind's options are this big, on the stack. Each descriptor asserts that
+ * its struct fits.
+ */
+#define QD_CFG_MAX 4096
+
 /* Put a descriptor in the table the rest of qdiscctl iterates. */
 #define QD_KIND_REGISTER(kind)                                \
 	static const struct qd_kind *const qd_kind_ptr_##kind \

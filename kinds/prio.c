@@ -173,6 +173,8 @@ static const void *prio_elf(size_t *size)
 	return prio_bpf__elf_bytes(size);
 }
 
+_Static_assert(sizeof(struct prio_cfg) <= QD_CFG_MAX, "prio's options fit QD_CFG_MAX");
+
 static const struct qd_kind prio_kind = {
 	.name = "prio",
 	.id = "qdiscctl_prio",

@@ -3,6 +3,7 @@
  * A kind's own counters, read from its "insts" value and shown after the
  * basic statistics the way tc shows a native qdisc's xstats.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "kinds/kind.h"
@@ -120,9 +121,10 @@ void qd_kind_print_table(const struct qd_kind *k, const void *inst, size_t size,
 	unsigned int n;
 	uint64_t v;
 
-	if (!t)
+	char *recs;
+
+	if (!t || !(recs = malloc((size_t)t->max * t->size)))
 		return;
-	char recs[(size_t)t->max * t->size];
 	n = t->fill(inst, size, cfg, recs);
 	open_json_array(PRINT_JSON, t->name);
 	for (unsigned int i = 0; i < n && i < t->max; i++) {
@@ -136,4 +138,5 @@ void qd_kind_print_table(const struct qd_kind *k, const void *inst, size_t size,
 		print_nl();
 	}
 	close_json_array(PRINT_JSON, NULL);
+	free(recs);
 }

@@ -472,7 +472,7 @@ int qd_reg_set_defaults(const struct qd_reg *r, const void *cfg)
 
 static int write_defaults(const struct qd_reg *r)
 {
-	char cfg[r->kind->cfg_size];
+	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 
 	qd_kind_defaults(r->kind, cfg);
 	return qd_reg_set_defaults(r, cfg);

@@ -58,7 +58,7 @@ static int txq_one(const struct nlmsghdr *nlh, void *data)
 
 int link_num_tx_queues(struct rtnl *r, int ifindex, uint32_t *n)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[RTNL_MSG_SIZE];
 	struct txq_ctx ctx = { ifindex, 0 };
 	int err = rtnl_get(r, link_req(buf, ifindex), txq_one, &ctx);
 
@@ -84,7 +84,7 @@ static int txq_sum(const struct nlmsghdr *nlh, void *data)
 
 int link_tx_queues_total(struct rtnl *r, uint64_t *n)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[RTNL_MSG_SIZE];
 
 	*n = 0;
 	return rtnl_dump(r, link_req(buf, 0), txq_sum, n);
@@ -129,7 +129,7 @@ void link_names_init(struct link_names *ln)
 
 int link_names_load(struct rtnl *r, struct link_names *ln)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[RTNL_MSG_SIZE];
 
 	link_names_init(ln);
 	return rtnl_dump(r, link_req(buf, 0), names_one, ln);

@@ -155,7 +155,7 @@ static int dump_one(const struct nlmsghdr *nlh, void *data)
 int qdisc_dump(struct rtnl *r, int ifindex, int (*cb)(const struct qdisc_info *qi, void *data),
 	       void *data)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[RTNL_MSG_SIZE];
 	struct qdisc_req req = { .type = RTM_GETQDISC, .ifindex = ifindex };
 	struct dump_ctx ctx = { ifindex, cb, data };
 

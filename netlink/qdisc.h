@@ -19,7 +19,7 @@ struct qdisc_req {
 	const char *kind; /* TCA_KIND, or NULL */
 };
 
-/* Lay out req in buf (at least MNL_SOCKET_BUFFER_SIZE bytes). */
+/* Lay out req in buf (at least RTNL_MSG_SIZE bytes). */
 struct nlmsghdr *qdisc_msg_build(void *buf, const struct qdisc_req *req);
 
 struct qdisc_stats {

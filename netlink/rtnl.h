@@ -8,6 +8,8 @@
 #include <libmnl/libmnl.h>
 
 #define RTNL_ERRMSG_LEN 256
+/* A request qdiscctl builds: libmnl's MNL_SOCKET_BUFFER_SIZE on 4 KiB pages, as a constant. */
+#define RTNL_MSG_SIZE 8192
 
 struct rtnl {
 	struct mnl_socket *nl;

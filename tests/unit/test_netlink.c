@@ -34,7 +34,7 @@ static void test_build_new(void)
 		/* TCA_KIND "qdiscctl_fifo\0", padded to 4 */
 		U16(18), U16(TCA_KIND), 'q', 'd', 'i', 's', 'c', 'c', 't', 'l', '_', 'f', 'i', 'f', 'o', 0, 0, 0,
 	};
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[RTNL_MSG_SIZE];
 	struct qdisc_req req = {
 		.type = RTM_NEWQDISC,
 		.flags = NLM_F_CREATE | NLM_F_EXCL,
@@ -55,7 +55,7 @@ static void test_build_del_without_kind(void)
 		U32(36), U16(RTM_DELQDISC), U16(NLM_F_REQUEST), U32(0), U32(0),
 		AF_UNSPEC, 0, U16(0), U32(7), U32(0), U32(0x10001), U32(0),
 	};
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[RTNL_MSG_SIZE];
 	struct qdisc_req req = { .type = RTM_DELQDISC, .ifindex = 7, .parent = 0x10001 };
 	struct nlmsghdr *nlh = qdisc_msg_build(buf, &req);
 
