@@ -37,7 +37,7 @@ const struct argp_option qd_global_options[] = {
 	  "Run in network namespace NAME (as ip netns names it); registrations in bpffs stay "
 	  "host-wide",
 	  0 },
-	{ "batch", 'b', "FILE", 0, "Run the commands in FILE, one a line ('-' for stdin)", 0 },
+	{ "batch", 'b', "FILE", 0, "Run the commands in FILE, one per line ('-' for stdin)", 0 },
 	{ "force", OPT_FORCE, NULL, 0, "With -b, go on after a failing command", 0 },
 	{ "capacity", 'C', "NAME=N,...", 0,
 	  "Capacities of a kind registered by this command (instances, and the kind's own: "

@@ -236,7 +236,7 @@ def md(res, png=None):
              f"under qemu TCG with `-icount shift=0,sleep=off`, 1 vCPU: the guest clock counts instructions "
              f"(1 ns = 1 instruction), so pps = 10⁹ / instructions per packet and times are instruction counts. "
              f"{meta.get('reps', '?')} repetitions, native and BPF kinds interleaved inside each, all in one boot; "
-             f"{int(meta.get('pkts', 0)):,} pktgen packets a run. Medians (TCP throughput: means); spread = (max − min) / median; "
+             f"{int(meta.get('pkts', 0)):,} pktgen packets per run. Medians (TCP throughput: means); spread = (max − min) / median; "
              f"ratios are paired per repetition (BPF / native, higher is better). "
              f"Whole run: {meta.get('wall_s', '?')} s wall. Method: bench/README.md.\n")
     if png:

@@ -13,7 +13,7 @@
  * the registration's "slots" array in .init and keeps the slot number in
  * sch->limit, the one writable Qdisc field nothing else reads for a BPF
  * qdisc. An ARRAY lookup by that number is inlined by the verifier, so
- * per-instance state costs a few instructions a packet, not a hash lookup.
+ * per-instance state costs a few instructions per packet, not a hash lookup.
  */
 /*
  * Instance slots of an object loaded as compiled. qdiscctl sizes each

@@ -55,7 +55,7 @@ QD_CAP(instances, QD_DEFAULT_INSTANCES);
  * them by these names and sizes them for qd_cap_instances (pending: one
  * more, for the defaults). The holders are a map of their own, which
  * qdiscctl maps into its memory: finding an instance among thousands of
- * slots then costs no system call a slot.
+ * slots then costs no system call per slot.
  */
 #define QD_INSTANCE_MAPS(inst_type, cfg_type)                    \
 	struct {                                                 \

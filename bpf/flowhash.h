@@ -2,7 +2,7 @@
 /*
  * A flow hash for packets without a socket of their own, at a fraction of
  * skb_get_hash()'s cost: the kernel's flow dissector runs about 670
- * instructions a packet (measured under icount), mostly for encapsulations
+ * instructions per packet (measured under icount), mostly for encapsulations
  * and keys a plain TCP or UDP packet does not have.
  *
  * IPv4 and IPv6 packets of TCP, UDP, UDP-Lite, SCTP and DCCP hash their
@@ -39,7 +39,7 @@ extern void *bpf_dynptr_slice(const struct bpf_dynptr *p, u64 offset, void *buff
  * Multilinear hashing (Lemire and Kaser, "Strongly universal string hashing
  * is fast"): the top half of k[0] + sum of k[i + 1] * x[i] over 64 bits. Two
  * different keys collide with probability about 2^-32 over the random k,
- * whatever the sender picks, for a few multiplications a packet.
+ * whatever the sender picks, for a few multiplications per packet.
  */
 static __always_inline u32 fh_hash(const u32 *x, int n, const u64 *k)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `qdiscctl __complete WHAT [ARGS]`: the words completions/qdiscctl.bash
- * offers, one a line. The script keeps only the grammar (which keyword
+ * offers, one per line. The script keeps only the grammar (which keyword
  * takes what); every list comes from here, so a new kind, option, command
  * or sysctl is completed without touching the script.
  *
@@ -178,7 +178,7 @@ static int run_complete(int argc, char **argv)
 static const struct qd_cmd complete_cmd = {
 	.name = "__complete",
 	.args = "WHAT [ARGS]",
-	.summary = "print completion candidates for the shell, one a line",
+	.summary = "print completion candidates for the shell, one per line",
 	.order = 1000,
 	.hidden = true,
 	.run = run_complete,

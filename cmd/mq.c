@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * add/replace dev DEV root [handle H] mq KIND [OPTIONS]: an mq root and
- * one KIND instance on each of its classes H:1..H:N, one a tx queue, so
+ * one KIND instance on each of its classes H:1..H:N, one per tx queue, so
  * that every queue has its own qdisc on its own lock. Every check that can
  * fail is made before the kernel sees anything; should the kernel refuse a
  * child after the root is in place, the root goes again (and its children

@@ -272,7 +272,7 @@ static const struct qd_cmd show_cmd = {
 	.args = "[dev DEV] [root | parent ID] [handle H] [flows [sort COLUMN]]",
 	.summary = "list qdiscs, all kinds; -s adds statistics, -j prints JSON",
 	.help = "With \"flows\", list the flows of qdiscctl's qdiscs that keep a flow table\n"
-		"(qdiscctl help KIND tells which), one row a flow: largest first when sorted by a "
+		"(qdiscctl help KIND tells which), one row per flow: largest first when sorted by a "
 		"number, soonest first\n"
 		"by a time; -s adds a total row. Needs root: the table is in a BPF map.",
 	.order = 40,

@@ -83,7 +83,7 @@ static const struct qd_opt fq_opts[] = {
 		.max = 1 << 20,
 		.special = "auto",
 		.special_val = 0,
-		.help = "bytes a flow sends a round; 0 (auto): 2 x the device's MTU",
+		.help = "bytes a flow sends per round; 0 (auto): 2 x the device's MTU",
 	},
 	{
 		.name = "initial_quantum",

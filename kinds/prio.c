@@ -103,7 +103,7 @@ struct prio_band_rec {
 
 #define REC(f) .off = offsetof(struct prio_band_rec, f), .width = 8
 
-/* tc's layout of a class's statistics, on one line a band. */
+/* tc's layout of a class's statistics, on one line per band. */
 static const struct qd_stat prio_band_stats[] = {
 	{ .name = "band", .text = "  band %s:", REC(band) },
 	{ .name = "bytes", .text = " Sent %s bytes", REC(bytes) },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Candidates for shell completion (`qdiscctl __complete`), one a line.
+ * Candidates for shell completion (`qdiscctl __complete`), one per line.
  * Everything here reads the descriptors and tables the commands use, so
  * completion cannot offer a word the parsers would refuse, nor miss one
  * they accept. Pure: the unit tests feed it descriptors and dump replies.

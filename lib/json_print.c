@@ -63,11 +63,11 @@ bool out_in_object(void)
 
 /*
  * Output goes through stdio's unlocked calls: qdiscctl has one thread,
- * and show -s writes some hundred pieces a qdisc for thousands of qdiscs,
- * where a lock and a call a piece are most of the cost.
+ * and show -s writes some hundred pieces per qdisc for thousands of qdiscs,
+ * where a lock and a call per piece are most of the cost.
  */
 
-/* v in decimal, without vfprintf's thousand instructions a number. */
+/* v in decimal, without vfprintf's thousand instructions per number. */
 static void put_u64(FILE *f, uint64_t v)
 {
 	char buf[20], *p = buf + sizeof(buf);

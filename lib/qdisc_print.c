@@ -3,7 +3,7 @@
 #include "lib/qdisc_print.h"
 #include "lib/units.h"
 
-/* One typed call a field: a line of numbers through vfprintf costs several times more. */
+/* One typed call per field: a line of numbers through vfprintf costs several times more. */
 static void print_stats(const struct qdisc_stats *st)
 {
 	char b[UNITS_BUF];

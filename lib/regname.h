@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The names of a kind's registrations, one a version of its program: the
+ * The names of a kind's registrations, one per version of its program: the
  * first is KIND/ in bpffs with the descriptor's Qdisc_ops id, later ones
  * KIND-N/ with ID.N (N = 1..9; bpffs refuses dots in names, the kernel
  * does not). Pure logic, apart from bpffs and the kernel.

@@ -3,7 +3,7 @@
  * Test-only fault injection: with QDISCCTL_TEST_KILL_AT=STEP in the
  * environment, qdiscctl sends itself SIGKILL when it reaches STEP, so the
  * VM tests can prove that a run killed anywhere leaves nothing the next run
- * does not clean up. Costs one getenv a run. `qdiscctl __kill-steps` lists
+ * does not clean up. Costs one getenv per run. `qdiscctl __kill-steps` lists
  * the steps; a new step is one enum entry, its name and one call.
  */
 #ifndef QDISCCTL_TESTKILL_H

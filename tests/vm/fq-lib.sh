@@ -227,13 +227,13 @@ sink_field() {
 		awk -v f="$2" '$1 == "total" { for (i = 2; i < NF; i++) if ($i == f) print $(i + 1) }' "$TMPDIR/sink.$1"
 	fi
 }
-# sink_flows PORT FIELD: FIELD of every flow, one a line.
+# sink_flows PORT FIELD: FIELD of every flow, one per line.
 sink_flows() {
 	awk -v f="$2" '$1 == "flow" { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' "$TMPDIR/sink.$1"
 }
 
 # jain: Jain's fairness index and the largest relative deviation from the
-# mean of the numbers on stdin (one a line): "JAIN MAXDEV".
+# mean of the numbers on stdin (one per line): "JAIN MAXDEV".
 jain() {
 	awk '{ s += $1; q += $1 * $1; v[n++] = $1 }
 		END {
@@ -258,7 +258,7 @@ fcalc() { awk "BEGIN { printf \"%.6g\\n\", $1 }"; }
 # forms in va's root qdisc and stays: GRO and threaded NAPI on vb (see
 # 11-fifo-limit), TSO/GSO off on va, and vb's NAPI thread pinned to CPU 1
 # at nice 19 next to a busy loop at nice 0, so that it gets a small, steady
-# share of a CPU (about 700 full-size packets a second under TCG). Senders
+# share of a CPU (about 700 full-size packets per second under TCG). Senders
 # and receivers should run on CPU 0 (taskset -c 0). Needs 2 CPUs.
 FQ_HOG=
 slow_peer() {

@@ -10,7 +10,7 @@ need qdiscctl jq
 
 MANAGED="core/wmem_default core/wmem_max ipv4/tcp_limit_output_bytes ipv4/tcp_wmem
 ipv4/tcp_notsent_lowat ipv4/tcp_ecn"
-# snap: every value qdiscctl may write, in the calling namespace, one a line.
+# snap: every value qdiscctl may write, in the calling namespace, one per line.
 snap() {
 	for _f in $MANAGED core/default_qdisc core/qdisc_max_burst; do
 		[ -e "/proc/sys/net/$_f" ] && echo "$_f $(cat "/proc/sys/net/$_f")"

@@ -1,5 +1,5 @@
 # mq: "add dev va root handle 1: mq KIND OPTIONS" on a 4-queue veth puts
-# an mq root with one KIND instance a tx queue; traffic of several flows
+# an mq root with one KIND instance per tx queue; traffic of several flows
 # moves several children's counters; show and show -s match tc's tree,
 # layout and JSON; change on the root changes every child; replace of the
 # same kind keeps the children; del leaves nothing. Errors leave nothing.
@@ -45,12 +45,12 @@ check_kind() {
 	mq_pair
 	must qd add dev va root handle 1: mq "$kind" "$@"
 
-	# The tree, as tc lists it: the mq root, then one child a queue.
+	# The tree, as tc lists it: the mq root, then one child per queue.
 	tch=$(heads tc)
 	log "tc: $(echo "$tch" | tr '\n' ';')"
 	assert_eq "$(echo "$tch" | head -n 1)" "mq 1: root " "the root"
 	assert_eq "$(echo "$tch" | grep -c "^qdiscctl_$kind [0-9a-f]*: parent 1:[1-$NTX]\$")" "$NTX" "$NTX children"
-	assert_eq "$(echo "$tch" | awk '$3 == "parent" { print $4 }' | sort | tr '\n' ' ')" "1:1 1:2 1:3 1:4 " "one a class"
+	assert_eq "$(echo "$tch" | awk '$3 == "parent" { print $4 }' | sort | tr '\n' ' ')" "1:1 1:2 1:3 1:4 " "one per class"
 	assert_eq "$(heads qd)" "$tch" "show lists the tree as tc does"
 	slots=$(qd -d show dev va | grep -o 'slot [0-9]*' | sort -u | wc -l)
 	assert_eq "$slots" "$NTX" "every child its own instance"

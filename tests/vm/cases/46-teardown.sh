@@ -137,7 +137,7 @@ for KIND in $KINDS; do
 	finish
 
 	# The namespace goes only once the queue has left: smaller send
-	# buffers for the paced kinds (fifo's peer drains thousands a second).
+	# buffers for the paced kinds (fifo's peer drains thousands per second).
 	SCEN="netns removal"
 	[ "$KIND" = fifo ] || SNDBUF=100000
 	start add_kind
