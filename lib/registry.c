@@ -68,33 +68,110 @@ static int ensure_bpffs(void)
 	return 0;
 }
 
-int qd_lock(void)
+/*
+ * QD_PIN_ROOT as this process holds it open: every path below it goes
+ * through /proc/self/fd/ROOT_FD, so that a directory renamed or swapped
+ * for a symlink after it was checked is never followed. -1: not open.
+ */
+static int root_fd = -1;
+
+/*
+ * Open QD_PIN_ROOT (making it first when create) and check that it is
+ * qdiscctl's: a real directory on bpffs, owned by root, mode 0700. A bpffs
+ * mounted without mode= lets any user make it first, fill it with
+ * symlinks or hold its lock; such a directory is refused, untouched.
+ * Returns the descriptor, -ENOENT when there is none and !create, else
+ * -errno, with the reason said when create: readers (show, kinds) find no
+ * registration there, the command that would change one says why.
+ */
+static int open_root(bool create)
+{
+	struct statfs sf;
+	struct stat st;
+	int fd, err;
+
+	if (create && (err = ensure_bpffs()))
+		return err;
+	if (create && mkdir(QD_PIN_ROOT, 0700) && errno != EEXIST)
+		goto fail;
+	fd = open(QD_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT && !create)
+			return -ENOENT;
+		goto fail;
+	}
+	if (fstat(fd, &st) || fstatfs(fd, &sf)) {
+		close(fd);
+		goto fail;
+	}
+	if (st.st_uid != 0 || (st.st_mode & 07777) != 0700 || sf.f_type != BPF_FS_MAGIC) {
+		close(fd);
+		if (!create)
+			return -EPERM;
+		qd_err("%s is not qdiscctl's (owner uid %u, mode %04o%s; qdiscctl makes it root's, "
+		       "mode 0700): remove it as root",
+		       QD_PIN_ROOT, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777),
+		       sf.f_type == BPF_FS_MAGIC ? "" : ", not on bpffs");
+		return -EPERM;
+	}
+	return fd;
+fail:
+	err = -errno;
+	if (create)
+		qd_err("cannot open %s: %s", QD_PIN_ROOT, strerror(errno));
+	return err;
+}
+
+/* Is fd still what QD_PIN_ROOT names? The last holder of the lock removes it. */
+static bool root_current(int fd)
 {
 	struct stat held, now;
-	int fd, err = ensure_bpffs();
 
-	if (err)
-		return err;
+	return !fstat(fd, &held) && !fstatat(AT_FDCWD, QD_PIN_ROOT, &now, AT_SYMLINK_NOFOLLOW) &&
+	       held.st_ino == now.st_ino && held.st_dev == now.st_dev;
+}
+
+/* For readers: QD_PIN_ROOT checked and held, 0; -ENOENT when there is none. */
+static int use_root(void)
+{
+	int fd;
+
+	if (root_fd >= 0 && root_current(root_fd))
+		return 0;
+	fd = open_root(false);
+	if (fd < 0)
+		return fd;
+	if (root_fd >= 0)
+		close(root_fd);
+	root_fd = fd;
+	return 0;
+}
+
+int qd_lock(void)
+{
+	int fd;
+
 	for (;;) {
-		if (mkdir(QD_PIN_ROOT, 0700) && errno != EEXIST)
-			break;
-		fd = open(QD_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fd = open_root(true);
 		if (fd < 0)
-			break;
+			return fd;
 		if (flock(fd, LOCK_EX)) {
+			int err = -errno;
+
+			qd_err("cannot lock %s: %s", QD_PIN_ROOT, strerror(errno));
 			close(fd);
-			break;
+			return err;
 		}
 		/* The holder before us may have removed the directory we waited on. */
-		if (!fstat(fd, &held) && !stat(QD_PIN_ROOT, &now) && held.st_ino == now.st_ino) {
-			qd_test_kill(QD_KILL_LOCK);
-			return fd;
-		}
+		if (root_current(fd))
+			break;
 		close(fd);
 	}
-	err = -errno;
-	qd_err("cannot lock %s: %s", QD_PIN_ROOT, strerror(errno));
-	return err;
+	if (root_fd >= 0)
+		close(root_fd);
+	root_fd = fd;
+	qd_test_kill(QD_KILL_LOCK);
+	return fd;
 }
 
 void qd_unlock(int fd)
@@ -106,12 +183,35 @@ void qd_unlock(int fd)
 	 * is registered); a process waiting on it notices and makes a new one.
 	 */
 	rmdir(QD_PIN_ROOT);
+	if (fd == root_fd)
+		root_fd = -1;
 	close(fd);
 }
 
 static void pin_path(char *buf, const char *dir, const char *name)
 {
-	snprintf(buf, PATH_MAX, QD_PIN_ROOT "/%s%s%s", dir, name ? "/" : "", name ? name : "");
+	snprintf(buf, PATH_MAX, "/proc/self/fd/%d/%s%s%s", root_fd, dir, name ? "/" : "",
+		 name ? name : "");
+}
+
+/* A registration's directory as qdiscctl makes it: a real one, root's. */
+static bool own_dir(const char *dir)
+{
+	struct stat st;
+
+	return root_fd >= 0 && !fstatat(root_fd, dir, &st, AT_SYMLINK_NOFOLLOW) &&
+	       S_ISDIR(st.st_mode) && st.st_uid == 0;
+}
+
+/* Is entry name of registration dir a symlink (or gone)? Then it is never followed. */
+static bool is_symlink(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return root_fd < 0 || fstatat(root_fd, path, &st, AT_SYMLINK_NOFOLLOW) ||
+	       S_ISLNK(st.st_mode);
 }
 
 const struct qd_kind *qd_reg_kind(const char *id)
@@ -435,7 +535,7 @@ int qd_reg_memory(const struct qd_reg *r, uint64_t *bytes, unsigned int *maps)
 		FILE *f;
 		int fd;
 
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' || is_symlink(r->dir, e->d_name))
 			continue;
 		pin_path(path, r->dir, e->d_name);
 		fd = bpf_obj_get(path);
@@ -497,13 +597,17 @@ static void unpin_all(const char *dir)
 	DIR *d;
 
 	/* Maps, the egress program and its attachments: whatever is there. */
+	if (!own_dir(dir))
+		return;
 	pin_path(path, dir, NULL);
 	d = opendir(path);
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "link"))
 			continue;
 		pin_path(path, dir, e->d_name);
-		if (!strncmp(e->d_name, EGRESS_PIN, strlen(EGRESS_PIN)))
+		/* A symlink is removed, never followed to what it names. */
+		if (!strncmp(e->d_name, EGRESS_PIN, strlen(EGRESS_PIN)) &&
+		    !is_symlink(dir, e->d_name))
 			unpin_link(path);
 		else
 			unlink(path);
@@ -517,7 +621,10 @@ static void unpin_all(const char *dir)
 	 * collide with it (EEXIST); detaching unregisters it now.
 	 */
 	pin_path(path, dir, "link");
-	unpin_link(path);
+	if (is_symlink(dir, "link"))
+		unlink(path);
+	else
+		unpin_link(path);
 	pin_path(path, dir, NULL);
 	rmdir(path);
 }
@@ -579,7 +686,7 @@ static int do_register(struct qd_reg *r)
 	pin_path(path, r->dir, NULL);
 	if (mkdir(path, 0700) && errno != EEXIST) {
 		err = -errno;
-		qd_err("cannot create %s: %s", path, strerror(-err));
+		qd_err("cannot create %s/%s: %s", QD_PIN_ROOT, r->dir, strerror(-err));
 		goto out;
 	}
 	/* Every map, so that its memory can be counted and nothing is hidden. */
@@ -640,7 +747,12 @@ static void reg_init(struct qd_reg *r, const struct qd_kind *k)
 static int open_version(struct qd_reg *r)
 {
 	char path[PATH_MAX];
+	int err = use_root();
 
+	if (err)
+		return err;
+	if (!own_dir(r->dir))
+		return -ENOENT;
 	pin_path(path, r->dir, "link");
 	if (access(path, F_OK))
 		return -ENOENT;
@@ -948,7 +1060,7 @@ static void sweep_egress(struct sweep *sw, const struct qd_reg *r, const struct 
 			egress_pin_name(name, sizeof(name), &hdrs[i].place);
 			used = hdrs[i].place.parent == QD_ROOT_PARENT && !strcmp(name, e->d_name);
 		}
-		if (used)
+		if (used || is_symlink(r->dir, e->d_name))
 			continue;
 		pin_path(path, r->dir, e->d_name);
 		unpin_link(path);
@@ -1039,11 +1151,17 @@ int qd_reg_sweep(qd_sweep_report report, void *data)
 	int n = 0;
 	DIR *d;
 
-	d = opendir(QD_PIN_ROOT);
+	char root[PATH_MAX];
+
+	if (use_root())
+		return 0;
+	pin_path(root, "", NULL);
+	d = opendir(root);
 	if (!d)
 		return 0;
+	/* Only directories root made: a symlink or a file is nobody's registration. */
 	while ((e = readdir(d)) && n < QD_SWEEP_MAX)
-		if (e->d_name[0] != '.')
+		if (e->d_name[0] != '.' && own_dir(e->d_name))
 			snprintf(dirs[n++], sizeof(dirs[0]), "%s", e->d_name);
 	closedir(d);
 	default_qdisc(dflt, sizeof(dflt));
