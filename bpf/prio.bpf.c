@@ -197,8 +197,9 @@ int prio_enqueue(unsigned long long *ctx)
 	len = qdisc_pkt_len(skb);
 	/*
 	 * Only a packet that finds the qdisc empty takes the fast slot, and
-	 * only one that is a single segment: a GSO packet's segments are in
-	 * its shared info, which the ring's dequeue reads.
+	 * only one whose qdisc length is its length, so one segment: a GSO
+	 * packet (or one a size table changed) goes to the ring, whose
+	 * dequeue reads the segments from its shared info.
 	 */
 	if (sch->q.qlen || len != skb->len)
 		return prio_enqueue_ring(ctx, in, cfg, band, len);
