@@ -29,9 +29,15 @@ extern void bpf_qdisc_watchdog_schedule(struct Qdisc *sch, u64 expire, u64 delta
 extern void bpf_kfree_skb(struct sk_buff *skb) __ksym;
 extern u32 bpf_skb_get_hash(struct sk_buff *skb) __ksym;
 
+/*
+ * pkt_len is the first field of struct qdisc_skb_cb, which fills the start
+ * of skb->cb. Read as cb's first word, one relocation (cb's offset) sits
+ * on the load itself; through the struct, cb's address took three more
+ * instructions.
+ */
 static __always_inline u32 qdisc_pkt_len(const struct sk_buff *skb)
 {
-	return ((const struct qdisc_skb_cb *)skb->cb)->pkt_len;
+	return *(const u32 *)skb->cb;
 }
 
 /*

@@ -14,9 +14,13 @@
  * instance's fast slot instead of a ring, and the final empty dequeue reads
  * only sch->q.qlen. Such a packet is counted in its band when it arrives,
  * where band and length are at hand, so that its dequeue is fifo's; its
- * band, length and segments are kept next to it for userspace, which
- * shows it queued rather than sent. No lock (the root lock serialises an
- * instance), no allocation per packet.
+ * band and length are kept next to it for userspace, which shows it queued
+ * rather than sent. The slot takes only a packet that is one segment (a
+ * GSO packet goes to its band's ring, whose dequeue counts its segments),
+ * so the fast path never reads the skb's shared info. The rings' paths
+ * are functions of their own: the fast path's then uses, and saves, fewer
+ * registers. No lock (the root lock serialises an instance), no
+ * allocation per packet.
  */
 #include "common.h"
 #include "prio.h"
@@ -94,7 +98,7 @@ static __always_inline void prio_drain(struct prio_inst *in, u32 id)
 		struct prio_band *b = &in->band[in->fast_band & (PRIO_BANDS_MAX - 1)];
 
 		b->bytes -= in->fast_len;
-		b->packets -= in->fast_segs;
+		b->packets--;
 		bpf_kfree_skb(skb);
 	}
 	in->fast_len = 0;
@@ -119,42 +123,20 @@ static __always_inline void prio_drain(struct prio_inst *in, u32 id)
 	in->active = 0;
 }
 
-SEC("struct_ops/prio_enqueue")
-int prio_enqueue(unsigned long long *ctx)
+/*
+ * enqueue for a qdisc that holds packets: skb joins its band's ring, or is
+ * dropped at the band's limit. Not inlined, so that the registers it needs
+ * are not pushed and popped on the fast slot's path.
+ */
+static __noinline int prio_enqueue_ring(unsigned long long *ctx, struct prio_inst *in,
+					struct prio_cfg *cfg, u32 band, u32 len)
 {
-	u32 id = qd_slot(ENQ_SCH(ctx));
-	struct prio_inst *in = bpf_map_lookup_elem(&insts, &id);
-	struct prio_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
+	struct prio_band *b = &in->band[band & (PRIO_BANDS_MAX - 1)];
 	struct sk_buff *skb = ENQ_SKB(ctx);
-	struct Qdisc *sch = ENQ_SCH(ctx);
-	struct prio_band *b;
+	struct Qdisc *sch;
 	struct prio_slot *s;
-	u32 band, len, limit, n, segs;
+	u32 limit, n;
 
-	if (!in || !cfg)
-		goto drop_nostat;
-	band = cfg->priomap[skb->priority & (PRIO_PRIOS - 1)] & (PRIO_BANDS_MAX - 1);
-	len = qdisc_pkt_len(skb);
-	b = &in->band[band];
-	if (!sch->q.qlen) {
-		/* Empty, so below any limit (>= 1) and the fast slot is free. */
-		sch->q.qlen = 1;
-		sch->qstats.backlog += len;
-		segs = prio_segs(skb, len);
-		b->bytes += len;
-		b->packets += segs;
-		in->fast_band = band;
-		in->fast_len = len;
-		in->fast_segs = segs;
-		skb = bpf_kptr_xchg(&in->fast, ENQ_SKB(ctx));
-		if (!skb)
-			return NET_XMIT_SUCCESS;
-		/* Cannot happen; should it, drop what was there rather than leak it. */
-		sch = ENQ_SCH(ctx);
-		sch->q.qlen--;
-		sch->qstats.backlog -= qdisc_pkt_len(skb);
-		goto drop_nostat;
-	}
 	limit = cfg->limit;
 	/* pfifo_fast's bound: the device's txqueuelen, a band. */
 	if (!limit)
@@ -165,7 +147,7 @@ int prio_enqueue(unsigned long long *ctx)
 	n = b->tail - b->head + (in->fast_len && in->fast_band == band);
 	if (n >= limit)
 		goto drop;
-	s = prio_slot(id, band, b->tail);
+	s = prio_slot(qd_slot(ENQ_SCH(ctx)), band, b->tail);
 	if (!s)
 		goto drop;
 	b->tail++;
@@ -183,11 +165,101 @@ int prio_enqueue(unsigned long long *ctx)
 	sch->qstats.backlog -= qdisc_pkt_len(skb);
 drop:
 	b->drops++;
-drop_nostat:
 	sch = ENQ_SCH(ctx);
 	sch->qstats.drops++;
 	bpf_qdisc_skb_drop(skb, ENQ_TO_FREE(ctx));
 	return NET_XMIT_DROP;
+}
+
+SEC("struct_ops/prio_enqueue")
+int prio_enqueue(unsigned long long *ctx)
+{
+	u32 id = qd_slot(ENQ_SCH(ctx));
+	struct prio_inst *in = bpf_map_lookup_elem(&insts, &id);
+	struct prio_band *b;
+	struct prio_cfg *cfg;
+	struct sk_buff *skb;
+	struct Qdisc *sch;
+	u32 band, len;
+
+	if (!in)
+		goto drop;
+	/*
+	 * Keyed by in->id rather than &id, so that no callee-saved register
+	 * keeps id's stack address from one lookup to the other.
+	 */
+	cfg = bpf_map_lookup_elem(&cfgs, &in->id);
+	if (!cfg)
+		goto drop;
+	skb = ENQ_SKB(ctx);
+	sch = ENQ_SCH(ctx);
+	band = cfg->priomap[skb->priority & (PRIO_PRIOS - 1)] & (PRIO_BANDS_MAX - 1);
+	len = qdisc_pkt_len(skb);
+	/*
+	 * Only a packet that finds the qdisc empty takes the fast slot, and
+	 * only one whose qdisc length is its length, so one segment: a GSO
+	 * packet (or one a size table changed) goes to the ring, whose
+	 * dequeue reads the segments from its shared info.
+	 */
+	if (sch->q.qlen || len != skb->len)
+		return prio_enqueue_ring(ctx, in, cfg, band, len);
+	/* Empty, so below any limit (>= 1) and the fast slot is free. */
+	sch->q.qlen = 1;
+	sch->qstats.backlog += len;
+	in->fast_band = band;
+	in->fast_len = len;
+	b = &in->band[band];
+	b->bytes += len;
+	b->packets++;
+	skb = bpf_kptr_xchg(&in->fast, skb);
+	if (!skb)
+		return NET_XMIT_SUCCESS;
+	/* Cannot happen; should it, drop what was there rather than leak it. */
+	sch = ENQ_SCH(ctx);
+	sch->q.qlen--;
+	sch->qstats.backlog -= qdisc_pkt_len(skb);
+	sch->qstats.drops++;
+	bpf_qdisc_skb_drop(skb, ENQ_TO_FREE(ctx));
+	return NET_XMIT_DROP;
+drop:
+	ENQ_SCH(ctx)->qstats.drops++;
+	bpf_qdisc_skb_drop(ENQ_SKB(ctx), ENQ_TO_FREE(ctx));
+	return NET_XMIT_DROP;
+}
+
+/*
+ * The packet at the head of the lowest-numbered band holding packets, out
+ * of its ring and counted in its band and the qdisc's totals. Not inlined,
+ * so that the registers it needs are not pushed and popped on the fast
+ * slot's path, nor on the final empty dequeue's.
+ */
+static __noinline struct sk_buff *prio_dequeue_ring(struct Qdisc *sch, struct prio_inst *in, u32 id)
+{
+	struct prio_band *b;
+	struct prio_slot *s;
+	struct sk_buff *skb;
+	u32 band, len;
+
+	if (!in->active)
+		return NULL;
+	band = lowest_band(in->active);
+	b = &in->band[band & (PRIO_BANDS_MAX - 1)];
+	s = prio_slot(id, band, b->head++);
+	if (b->head == b->tail)
+		in->active &= ~(1U << band);
+	if (!s)
+		return NULL;
+	skb = bpf_kptr_xchg(&s->skb, NULL);
+	if (!skb)
+		return NULL;
+	len = qdisc_pkt_len(skb);
+	b->backlog -= len;
+	b->bytes += len;
+	b->packets += prio_segs(skb, len);
+	sch->q.qlen--;
+	sch->qstats.backlog -= len;
+	bpf_qdisc_bstats_update(sch, skb);
+	return skb;
 }
 
 SEC("struct_ops/prio_dequeue")
@@ -195,7 +267,7 @@ struct sk_buff *BPF_PROG(prio_dequeue, struct Qdisc *sch)
 {
 	struct prio_inst *in;
 	struct sk_buff *skb;
-	u32 id, band, len;
+	u32 id, len;
 
 	if (!sch->q.qlen)
 		return NULL;
@@ -204,37 +276,25 @@ struct sk_buff *BPF_PROG(prio_dequeue, struct Qdisc *sch)
 	if (!in)
 		return NULL;
 	if (in->fast) {
-		/* It arrived at an empty qdisc: nothing queued is older. */
+		/*
+		 * It arrived at an empty qdisc: nothing queued is older. Its
+		 * length is taken from fast_len, and the queue's length and
+		 * backlog are settled before the exchange, so that neither
+		 * reads the skb (a pointer kptr_xchg returns costs a checked
+		 * load) and only sch and skb outlive the exchange.
+		 */
+		len = in->fast_len;
 		in->fast_len = 0;
+		sch->q.qlen--;
+		sch->qstats.backlog -= len;
 		skb = bpf_kptr_xchg(&in->fast, NULL);
+		/* Cannot happen: the root lock keeps the slot as tested. */
 		if (!skb)
 			return NULL;
-		len = qdisc_pkt_len(skb);
-	} else {
-		struct prio_band *b;
-		struct prio_slot *s;
-
-		if (!in->active)
-			return NULL;
-		band = lowest_band(in->active);
-		b = &in->band[band & (PRIO_BANDS_MAX - 1)];
-		s = prio_slot(id, band, b->head++);
-		if (b->head == b->tail)
-			in->active &= ~(1U << band);
-		if (!s)
-			return NULL;
-		skb = bpf_kptr_xchg(&s->skb, NULL);
-		if (!skb)
-			return NULL;
-		len = qdisc_pkt_len(skb);
-		b->backlog -= len;
-		b->bytes += len;
-		b->packets += prio_segs(skb, len);
+		bpf_qdisc_bstats_update(sch, skb);
+		return skb;
 	}
-	sch->q.qlen--;
-	sch->qstats.backlog -= len;
-	bpf_qdisc_bstats_update(sch, skb);
-	return skb;
+	return prio_dequeue_ring(sch, in, id);
 }
 
 SEC("struct_ops/prio_init")
@@ -252,6 +312,7 @@ int BPF_PROG(prio_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ex
 	if (!in)
 		return -ENOSPC;
 	/* .destroy left the fast slot and the rings empty; the counters start anew. */
+	in->id = id;
 	in->fast_len = 0;
 	in->active = 0;
 	bpf_for(i, 0, PRIO_BANDS_MAX) {

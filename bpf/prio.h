@@ -40,14 +40,15 @@ struct prio_inst {
 	__u64 fast; /* reads as 0 from userspace */
 #endif
 	/*
-	 * The fast packet, counted in its band's bytes and packets when it
-	 * arrived (so that its dequeue touches no band): fast_len is 0 while
-	 * the slot is empty, and userspace takes it out of the counters.
+	 * The fast packet, always a single segment, counted in its band's
+	 * bytes and packets when it arrived (so that its dequeue touches no
+	 * band): fast_len is 0 while the slot is empty, and userspace takes
+	 * it out of the counters.
 	 */
 	__u32 fast_band;
 	__u32 fast_len;
-	__u32 fast_segs;
 	__u32 active; /* bit b: band b's ring holds packets */
+	__u32 id;     /* the slot's number, where a lookup can take it as its key */
 	struct prio_band band[PRIO_BANDS_MAX];
 };
 

@@ -136,7 +136,7 @@ static unsigned int prio_fill(const void *inst, size_t size, const void *cfg, vo
 		r[i] = (struct prio_band_rec){
 			.band = i,
 			.bytes = b->bytes - (fast ? in.fast_len : 0),
-			.packets = b->packets - (fast ? in.fast_segs : 0),
+			.packets = b->packets - fast,
 			.drops = b->drops,
 			.backlog = b->backlog + (fast ? in.fast_len : 0),
 			.qlen = (__u32)(b->tail - b->head) + fast,

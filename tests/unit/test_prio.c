@@ -178,7 +178,6 @@ static void test_table(void)
 	/* The packet in the fast slot is queued in its band, not yet sent. */
 	in.fast_band = 1;
 	in.fast_len = 60;
-	in.fast_segs = 1;
 	in.band[1].bytes = 60;
 	in.band[1].packets = 1;
 	CHECK_STR(print_table(&in, &c, true),
