@@ -24,6 +24,7 @@
 #include "lib/common.h"
 #include "lib/json_print.h"
 #include "lib/registry.h"
+#include "lib/savefile.h"
 #include "lib/testkill.h"
 
 #define DEFAULT_QDISC "/proc/sys/net/core/default_qdisc"
@@ -46,9 +47,19 @@ static int read_line(const char *path, char *buf, size_t len)
 	return err;
 }
 
-static int write_str(const char *path, const char *val, int flags)
+/* The saved default_qdisc, as qd_save_read checks it: 0 or -errno. */
+static int read_saved(char *buf, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0600);
+	int err = qd_save_read(SAVED, buf, len);
+
+	if (!err)
+		buf[strcspn(buf, "\n")] = '\0';
+	return err;
+}
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	ssize_t n;
 	int err;
 
@@ -71,7 +82,7 @@ static int show_default(void)
 		qd_err("cannot read %s: %s", DEFAULT_QDISC, strerror(-err));
 		return QD_EXIT_FAIL;
 	}
-	read_line(SAVED, saved, sizeof(saved));
+	read_saved(saved, sizeof(saved));
 	k = qd_reg_kind(cur);
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "default_qdisc", "%s ", k ? k->id : cur);
@@ -106,13 +117,18 @@ static int set_default(const struct qd_kind *k, const void *cfg)
 	char prev[64];
 	bool saved_now = false;
 	struct qd_reg r;
-	int err;
+	int err, dir;
 
 	err = read_line(DEFAULT_QDISC, prev, sizeof(prev));
 	if (err) {
 		qd_err("cannot read %s: %s", DEFAULT_QDISC, strerror(-err));
 		return QD_EXIT_FAIL;
 	}
+	/* Where the old value is kept must be ours before anything changes. */
+	dir = qd_save_dir(SAVED_DIR, true);
+	if (dir < 0)
+		return QD_EXIT_FAIL;
+	close(dir);
 	qd_reg_sweep(NULL, NULL);
 	/* The sysctl is host-wide, and sysfs shows the initial namespace's devices. */
 	err = qd_reg_open(k, &r, QD_DEFAULT_SLOTS, cfg);
@@ -126,18 +142,14 @@ static int set_default(const struct qd_kind *k, const void *cfg)
 		goto fail;
 	}
 	/* A second default keeps the first one's original, as sysctl apply does. */
-	if (access(SAVED, F_OK)) {
-		mkdir(SAVED_DIR, 0700);
-		err = write_str(SAVED, prev, O_CREAT | O_EXCL);
-		if (err) {
-			qd_err("cannot save the old default_qdisc in %s: %s", SAVED,
-			       strerror(-err));
-			goto fail;
-		}
-		saved_now = true;
+	err = qd_save_write(SAVED, prev, true);
+	if (err && err != -EEXIST) {
+		qd_err("cannot save the old default_qdisc in %s: %s", SAVED, strerror(-err));
+		goto fail;
 	}
+	saved_now = !err;
 	qd_test_kill(QD_KILL_DEFAULT);
-	err = write_str(DEFAULT_QDISC, r.id, 0);
+	err = write_str(DEFAULT_QDISC, r.id);
 	if (err) {
 		qd_err("cannot set %s to %s: %s", DEFAULT_QDISC, r.id, strerror(-err));
 		if (saved_now)
@@ -161,7 +173,14 @@ static int restore_default(void)
 	struct qd_reg r;
 	int err;
 
-	if (read_line(SAVED, saved, sizeof(saved))) {
+	err = read_saved(saved, sizeof(saved));
+	if (err == -EPERM) {
+		qd_err("default restore: %s is not qdiscctl's (a symlink, or another user's): not "
+		       "used",
+		       SAVED);
+		return QD_EXIT_FAIL;
+	}
+	if (err) {
 		qd_err("default restore: nothing saved in %s ('qdiscctl default KIND' saves it)",
 		       SAVED);
 		return QD_EXIT_FAIL;
@@ -175,7 +194,7 @@ static int restore_default(void)
 		qd_reg_set_defaults(&r, cfg);
 		qd_reg_close(&r);
 	}
-	err = write_str(DEFAULT_QDISC, saved, 0);
+	err = write_str(DEFAULT_QDISC, saved);
 	if (err) {
 		qd_err("cannot set %s back to %s: %s", DEFAULT_QDISC, saved, strerror(-err));
 		return QD_EXIT_FAIL;

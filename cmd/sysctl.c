@@ -269,11 +269,10 @@ static int apply(const struct qd_sysctl_env *env, int argc, char **argv)
 		qd_err("sysctl apply: unexpected \"%s\"", argv[1]);
 		return QD_EXIT_USAGE;
 	}
+	/* It says why when it fails. */
 	lock = qd_sysctl_lock(env);
-	if (lock < 0) {
-		qd_err("sysctl apply: cannot lock %s: %s", env->state_dir, strerror(-lock));
+	if (lock < 0)
 		return QD_EXIT_FAIL;
-	}
 	e = qd_sysctl_plan(env, qd_profile_backpressure, &plan, err, sizeof(err));
 	if (!e)
 		e = qd_sysctl_apply(env, &plan, err, sizeof(err));
@@ -310,11 +309,10 @@ static int restore(const struct qd_sysctl_env *env, int argc, char **argv)
 		qd_err("sysctl restore: unexpected \"%s\"", argv[0]);
 		return QD_EXIT_USAGE;
 	}
+	/* It says why when it fails. */
 	lock = qd_sysctl_lock(env);
-	if (lock < 0) {
-		qd_err("sysctl restore: cannot lock %s: %s", env->state_dir, strerror(-lock));
+	if (lock < 0)
 		return QD_EXIT_FAIL;
-	}
 	e = qd_sysctl_restore(env, &done, err, sizeof(err));
 	close(lock);
 	if (e) {

@@ -23,6 +23,8 @@
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 
+#include "lib/common.h"
+#include "lib/savefile.h"
 #include "netlink/sysctl.h"
 
 #ifndef SO_NETNS_COOKIE
@@ -667,7 +669,10 @@ int qd_sysctl_saved_load(const struct qd_sysctl_env *env, struct qd_sysctl_saved
 	int e;
 
 	qd_sysctl_save_path(env, path, sizeof(path));
-	e = read_text(path, text, sizeof(text));
+	e = qd_save_read(path, text, sizeof(text));
+	if (e == -EPERM)
+		return fail(err, errlen, e, "%s is not qdiscctl's (a symlink, or another user's): not used",
+			    path);
 	if (e)
 		return fail(err, errlen, e, "cannot read %s: %s", path, strerror(-e));
 	e = qd_sysctl_saved_parse(env, text, sv, why, sizeof(why));
@@ -678,28 +683,12 @@ int qd_sysctl_saved_load(const struct qd_sysctl_env *env, struct qd_sysctl_saved
 
 int qd_sysctl_saved_store(const struct qd_sysctl_env *env, const struct qd_sysctl_saved *sv)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8], text[4096];
-	ssize_t n;
-	int fd, err = 0;
+	char path[PATH_MAX], text[4096];
 
 	if (qd_sysctl_saved_format(env, sv, text, sizeof(text)))
 		return -ENOSPC;
 	qd_sysctl_save_path(env, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	/* Written aside and renamed: a crash leaves the old file or the new, never half. */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	n = strlen(text);
-	if (write(fd, text, n) != n || fsync(fd))
-		err = errno ? -errno : -EIO;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return qd_save_write(path, text, false);
 }
 
 int qd_sysctl_saved_remove(const struct qd_sysctl_env *env)
@@ -712,16 +701,15 @@ int qd_sysctl_saved_remove(const struct qd_sysctl_env *env)
 
 int qd_sysctl_lock(const struct qd_sysctl_env *env)
 {
-	int fd;
+	/* Only its user can open it, so nobody else can hold its lock. */
+	int fd = qd_save_dir(env->state_dir, true);
 
-	if (mkdir(env->state_dir, 0755) && errno != EEXIST)
-		return -errno;
-	fd = open(env->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (flock(fd, LOCK_EX)) {
 		int err = -errno;
 
+		qd_err("cannot lock %s: %s", env->state_dir, strerror(errno));
 		close(fd);
 		return err;
 	}

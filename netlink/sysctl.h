@@ -216,7 +216,8 @@ int qd_sysctl_saved_remove(const struct qd_sysctl_env *env);
 
 /*
  * Serialise qdiscctl processes on the state directory (created if need
- * be); returns a descriptor to close, or -errno.
+ * be, its user's with mode 0700); returns a descriptor to close, or
+ * -errno with the reason said.
  */
 int qd_sysctl_lock(const struct qd_sysctl_env *env);
 
