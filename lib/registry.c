@@ -20,6 +20,7 @@
 
 #include "lib/common.h"
 #include "lib/registry.h"
+#include "lib/savefile.h"
 #include "lib/testkill.h"
 
 #define QD_BPFFS "/sys/fs/bpf"
@@ -87,39 +88,21 @@ static int root_fd = -1;
 static int open_root(bool create)
 {
 	struct statfs sf;
-	struct stat st;
 	int fd, err;
 
 	if (create && (err = ensure_bpffs()))
 		return err;
-	if (create && mkdir(QD_PIN_ROOT, 0700) && errno != EEXIST)
-		goto fail;
-	fd = open(QD_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT && !create)
-			return -ENOENT;
-		goto fail;
-	}
-	if (fstat(fd, &st) || fstatfs(fd, &sf)) {
+	/* qdiscctl changes registrations as root only: "its user's" is root's. */
+	fd = qd_own_dir(QD_PIN_ROOT, create, create);
+	if (fd < 0)
+		return fd;
+	if (fstatfs(fd, &sf) || sf.f_type != BPF_FS_MAGIC) {
+		if (create)
+			qd_err("%s is not on bpffs: remove it as root", QD_PIN_ROOT);
 		close(fd);
-		goto fail;
-	}
-	if (st.st_uid != 0 || (st.st_mode & 07777) != 0700 || sf.f_type != BPF_FS_MAGIC) {
-		close(fd);
-		if (!create)
-			return -EPERM;
-		qd_err("%s is not qdiscctl's (owner uid %u, mode %04o%s; qdiscctl makes it root's, "
-		       "mode 0700): remove it as root",
-		       QD_PIN_ROOT, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777),
-		       sf.f_type == BPF_FS_MAGIC ? "" : ", not on bpffs");
 		return -EPERM;
 	}
 	return fd;
-fail:
-	err = -errno;
-	if (create)
-		qd_err("cannot open %s: %s", QD_PIN_ROOT, strerror(errno));
-	return err;
 }
 
 /* Is fd still what QD_PIN_ROOT names? The last holder of the lock removes it. */

@@ -16,7 +16,7 @@ static bool ours(const struct stat *st)
 	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-int qd_save_dir(const char *dir, bool create)
+int qd_own_dir(const char *dir, bool create, bool say)
 {
 	struct stat st;
 	int fd, err;
@@ -34,17 +34,24 @@ int qd_save_dir(const char *dir, bool create)
 		goto fail;
 	}
 	if (!ours(&st) || (st.st_mode & (S_IRWXG | S_IRWXO))) {
-		qd_err("%s is not qdiscctl's (owner uid %u, mode %04o; qdiscctl makes it its "
-		       "user's, mode 0700): remove it as root",
-		       dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
+		if (say)
+			qd_err("%s is not qdiscctl's (owner uid %u, mode %04o; qdiscctl makes it "
+			       "its user's, mode 0700): remove it as root",
+			       dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
 		close(fd);
 		return -EPERM;
 	}
 	return fd;
 fail:
 	err = -errno;
-	qd_err("cannot open %s: %s", dir, strerror(errno));
+	if (say)
+		qd_err("cannot open %s: %s", dir, strerror(errno));
 	return err;
+}
+
+int qd_save_dir(const char *dir, bool create)
+{
+	return qd_own_dir(dir, create, true);
 }
 
 int qd_save_read(const char *path, char *buf, size_t len)

@@ -13,9 +13,12 @@
 /*
  * Open dir (making it first, mode 0700, when create) without following a
  * symlink, and check that it is ours: a directory owned by the effective
- * user that nobody else may write. Returns its descriptor (to flock, say),
- * -ENOENT when it is not there and !create, or -errno with one line said.
+ * user that nobody else may enter. Returns its descriptor (to flock, say),
+ * -ENOENT when it is not there and !create, or -errno, with one line said
+ * when say.
  */
+int qd_own_dir(const char *dir, bool create, bool say);
+/* qd_own_dir for the save files' directory, saying why it fails. */
 int qd_save_dir(const char *dir, bool create);
 
 /*
