@@ -145,7 +145,7 @@ distclean:
 	rm -rf $(BUILD) qdiscctl
 
 # Benchmarks (bench/README.md): native vs BPF qdiscs in one icount VM boot,
-# about 17 minutes; not part of `make check`. bench-check holds the latest
+# about 22 minutes; not part of `make check`. bench-check holds the latest
 # results (bench/results/latest.json) to the floors in bench/summarize.py.
 .PHONY: bench bench-check
 bench: qdiscctl

@@ -44,6 +44,7 @@ TESTS = {
     "full1": ("ipp", "pktgen, fq's full path (maxrate 30gbit), 1 flow", False),
     "full1000": ("ipp", "pktgen, fq's full path (maxrate 30gbit), 1,000 flows", False),
     "full50000": ("ipp", "pktgen, fq's full path (maxrate 30gbit), 50,000 flows", False),
+    "paced": ("ipp", "10,000 paced UDP sockets, 3 datagrams each", False),
     "tcp1": ("mbit", "TCP (iperf3), 1 flow", True),
     "tcp8": ("mbit", "TCP (iperf3), 8 flows", True),
     "rr": ("tps", "TCP request/response, 1 B", True),
@@ -314,6 +315,45 @@ def md(res, png=None):
                      f"{a['body']:.0f} ({a['body_enqueue']:.0f} + {a['body_dequeue']:.0f}) | {a['kernel']:.0f} | {an['pfifo']:.0f} |")
         L.append("")
 
+    pc = m.get("paced", {})
+    if pc.get("ipp"):
+        L.append("## 10,000 paced UDP sockets through one fq (SO_MAX_PACING_RATE 1,100 bytes/s, 3 datagrams of 1,042 bytes each)\n")
+        L.append("tests/vm/cases/28-fq-paced.sh's load on va (`limit 100000 buckets 16384 initial_quantum 2084`): "
+                 "each socket's first datagram leaves at once, its second and third 0.95 s apart, about 20,000 "
+                 "wait behind throttled flows when the sender is done. Instructions per datagram: the guest's busy "
+                 "time (the run less its idle time, counted by a SCHED_IDLE spinner) from the sender's start to the "
+                 "sink's last datagram, over the 30,000 datagrams; it includes the sockets' setup and teardown and "
+                 "the receiver, the same for both, so the difference is the qdiscs'. While sending: udpflows' first to "
+                 "last send. Achieved rate at the receiver: a socket's bytes after its first datagram over the time "
+                 "from its first to its last; beyond the rate: bytes − rate × (last − first), at least one "
+                 "datagram (1,042) for a socket paced exactly.\n")
+        L.append("| qdisc | instr/datagram | × sch_fq (rate) | while sending | idle ms | queued at the end of sending | "
+                 "achieved / pacing rate: min, median, max | most bytes beyond the rate | sockets beyond initial_quantum | spread |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|")
+        base = pc["ipp"].get("sch_fq")
+        for kind, s in pc["ipp"].items():
+            g = lambda mt: pc.get(mt, {}).get(kind)
+            r = ratio_of("paced", kind, pair_of.get(kind, "")) if kind in BPF_KINDS else None
+            rs = f"{r:.4f} ({center(s) - center(base):+,.0f})" if r and base else ""
+            rates = ", ".join(f"{center(g(x)):.4f}" if g(x) else "–" for x in ("rate_min", "rate_median", "rate_max"))
+            L.append(f"| {kind} | {center(s):,.0f} | {rs} | {fmt(g('send_ipp') and center(g('send_ipp')))} | "
+                     f"{fmt(g('idle_ms') and center(g('idle_ms')))} | {fmt(g('queued') and center(g('queued')))} | {rates} | "
+                     f"{fmt(g('over_bytes_max') and center(g('over_bytes_max')))} | "
+                     f"{fmt(center(g('over_iq')) if g('over_iq') else None)} | {s['spread_pct']:.3f} % |")
+        ti, nt = pc.get("timer_irqs", {}), pc.get("net_tx", {})
+        if ti:
+            L.append("\nA run's local timer interrupts (ticks, and the watchdog's wakeups) and NET_TX softirqs (qdisc "
+                     "runs the watchdog or a blocked queue started): "
+                     + "; ".join(f"{k} {center(ti[k]):,.0f} and {center(nt[k]):,.0f}" for k in ti if k in nt) + ".")
+        skb, flo = pc.get("skb_objs", {}), pc.get("flow_objs", {})
+        if skb:
+            L.append("\nSlab objects in use at the end of sending beyond the start (SLUB's count, read without shrinking "
+                     "the caches: low by the free objects it keeps per CPU, tens): "
+                     + "; ".join(f"{k}: {center(skb[k]):,.0f} sk_buff heads (256 bytes each), "
+                                 f"{center(flo[k]):,.0f} fq_flow_cache objects" for k in skb if k in flo)
+                     + ". The packets' sk_buffs are the senders', whichever qdisc queues them.")
+        L.append("")
+
     add = m.get("add", {}).get("ms")
     show = m.get("show", {}).get("ms")
     size = m.get("size", {}).get("bytes", {})
@@ -363,6 +403,38 @@ def md(res, png=None):
             per = f"{(b - a) / (hi - lo) / 1024:.1f} KiB" if a is not None and b is not None else "?"
             L.append(f"| {kind} | " + " | ".join("?" if v is None else f"{v / 1048576:.1f}" for v in row)
                      + f" | {per} |")
+        L.append("")
+    mm = m.get("memory", {})
+    slots, sb = mm.get("slots", {}), mm.get("slot_bytes", {})
+    if "fq-flow" in sb or "sch_fq-10000" in mm.get("flows", {}):
+        L.append("## fq's flows and packets against sch_fq's (bytes)\n")
+        L.append("qdiscctl fq: its pools' maps (the slots and the stacks of free ones, bytes_memlock) over their "
+                 "entries, allocated at registration whatever the load. sch_fq: the flows it allocates from its slab "
+                 "cache fq_flow_cache as packets of new flows come (pktgen's UDP source ports 1..N, full path, "
+                 "orphan_mask 65535: N ports hash to fewer flows), objects in use read from /sys/kernel/slab before and "
+                 "after (SLUB merges the cache with other caches of 128-byte objects, idle here). "
+                 "Packets: sch_fq links a packet through its own sk_buff, fq keeps a slot for it besides; the "
+                 "sk_buff itself is the sender's either way.\n")
+        L.append("| qdisc | per flow | per packet | how | held |")
+        L.append("|---|---|---|---|---|")
+        if "fq-flow" in sb:
+            f, p = sb["fq-flow"], sb.get("fq-packet")
+            fs, ps = slots.get("fq-flow"), slots.get("fq-packet")
+            L.append(f"| fq | {center(f):.1f} | {center(p):.1f} | "
+                     f"{int(center(fs)):,} flow slots, {int(center(ps)):,} packet slots in the registration's pools "
+                     f"({center(f) * center(fs) / 1048576:.1f} + {center(p) * center(ps) / 1048576:.1f} MiB) | "
+                     f"from registration on |")
+        fl, so = mm.get("flows", {}), mm.get("slab_objs", {})
+        osz, ssz = mm.get("object_size", {}).get("fq_flow_cache"), mm.get("slab_size", {}).get("fq_flow_cache")
+        runs = sorted((int(k.rsplit("-", 1)[1]), k) for k in fl if k.startswith("sch_fq-"))
+        if runs and ssz:
+            meas = "; ".join(f"{n:,} ports: {int(center(fl[k])):,} flows, {int(center(so[k])):,} objects "
+                             f"({center(so[k]) * center(ssz) / 1048576:.2f} MiB)" for n, k in runs if k in so)
+            per = [center(so[k]) * center(ssz) / center(fl[k]) for _, k in runs if k in so and center(fl[k])]
+            L.append(f"| sch_fq | {per[-1]:.1f} ({int(center(osz))}-byte objects in {int(center(ssz))}-byte slots) | "
+                     f"0 | {meas} | while the flow lives (freed 3 s idle, or with the qdisc) |")
+        elif "fq-flow" in sb:
+            L.append("| sch_fq | not exposed: this kernel has no /sys/kernel/slab/fq_flow_cache | 0 | | |")
         L.append("")
     if res["notes"]:
         warn = [n for n in res["notes"] if n.startswith("warning") or n.startswith("unparsable")]

@@ -23,6 +23,13 @@
  *                                      answered in full before the next, for
  *                                      MS ms; prints "TRANS NS": transactions
  *                                      and the time they took
+ *   benchtool spin [MS]                spin at SCHED_IDLE, counting loop
+ *                                      iterations, for MS ms or until
+ *                                      SIGTERM; prints "ITERATIONS NS". The
+ *                                      guest runs it only when nothing else
+ *                                      is runnable, so a run's idle time is
+ *                                      its iterations times the ns an
+ *                                      iteration takes alone (spin MS)
  *
  * Under qemu's -icount shift=0 the guest clock counts instructions, so
  * these times are instruction counts and repeat across boots.
@@ -34,6 +41,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +270,39 @@ static int cmd_progstat(int n, char **names)
 	return 0;
 }
 
+static volatile sig_atomic_t spin_stop;
+static void on_spin_signal(int sig)
+{
+	(void)sig;
+	spin_stop = 1;
+}
+
+/* The same loop timed (MS > 0, alone: the calibration) and untimed (under a
+ * workload, until SIGTERM), so that an iteration costs the same in both:
+ * the kernel's idle loop has no counter a process can read to the ns
+ * (/proc/stat and /proc/uptime count idle time in 10 ms units). */
+static int cmd_spin(long ms)
+{
+	struct sched_param sp = { 0 };
+	struct sigaction sa = { .sa_handler = on_spin_signal };
+	uint64_t n = 0, t0, deadline = 0;
+
+	if (sched_setscheduler(0, SCHED_IDLE, &sp))
+		return die("SCHED_IDLE");
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	t0 = now_ns();
+	if (ms > 0)
+		deadline = t0 + (uint64_t)ms * 1000000;
+	while (!spin_stop) {
+		n++;
+		if (!(n & 0xffff) && deadline && now_ns() >= deadline)
+			break;
+	}
+	printf("%llu %llu\n", (unsigned long long)n, (unsigned long long)(now_ns() - t0));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "seqcheck"))
@@ -278,8 +320,10 @@ int main(int argc, char **argv)
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "rr-client"))
 		return cmd_rr_client(argv[2], atoi(argv[3]), atol(argv[4]),
 				     argc == 6 ? strtoul(argv[5], NULL, 0) : 1);
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "spin"))
+		return cmd_spin(argc == 3 ? atol(argv[2]) : 0);
 	fprintf(stderr,
 		"usage: benchtool now | time CMD... | progstat NAME... | seqcheck PORT IDLE_MS |\n"
-		"       rr-server PORT | rr-client ADDR PORT MS [SIZE]\n");
+		"       rr-server PORT | rr-client ADDR PORT MS [SIZE] | spin [MS]\n");
 	return 2;
 }

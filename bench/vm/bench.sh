@@ -13,7 +13,7 @@
 #   VMTEST_TCP_S      iperf3 seconds per run (2: a 1 s run's rate varies by
 #                     about 1 % from run to run)
 #   VMTEST_RR_MS      request/response ms per run (300)
-#   VMTEST_SECTIONS   comma list: pktgen,tcp,rr,shaped,anatomy,add,show,memory (all)
+#   VMTEST_SECTIONS   comma list: pktgen,fullpath,paced,tcp,rr,shaped,anatomy,add,show,memory (all)
 #   VMTEST_KINDS      comma list of the qdiscs measured (all), e.g. sch_fq,fq
 #   VMTEST_EDT_OPTS   edt's options for the cost runs ("rate 100gbit")
 # vmtest-timeout: 1500
@@ -23,7 +23,7 @@ REPS=${VMTEST_REPS:-3}
 PKTS=${VMTEST_PKTS:-50000}
 TCP_S=${VMTEST_TCP_S:-2}
 RR_MS=${VMTEST_RR_MS:-300}
-SECTIONS=,${VMTEST_SECTIONS:-pktgen,tcp,rr,shaped,anatomy,add,show,memory},
+SECTIONS=,${VMTEST_SECTIONS:-pktgen,fullpath,paced,tcp,rr,shaped,anatomy,add,show,memory},
 # Shapers are measured for their cost at a rate nothing here reaches, and
 # for their accuracy at SHAPED_RATE.
 FAST_RATE=100gbit
@@ -232,6 +232,119 @@ if section fullpath; then
 	note "section fullpath: $(ms_since "$t0") ms guest"
 fi
 
+# --- paced sockets: tests/vm/cases/28-fq-paced.sh's load through va's root
+# sch_fq and fq. 10,000 connected UDP sockets, each paced by
+# SO_MAX_PACING_RATE to 1,100 bytes/s, send 3 datagrams of 1,042 bytes (as
+# the qdisc counts them) one socket after the other, as fast as udpflows
+# can: a socket's first datagram leaves at once, its second and third wait
+# 0.95 s each (below sch_fq's low_rate_threshold a paced flow has no
+# credit), so about 20,000 packets wait behind throttled flows and the
+# qdisc's watchdog releases most of them while the guest would be idle.
+# Instructions per datagram: the guest's busy time from udpflows' start to
+# the sink's last datagram, which is the run's time less its idle time;
+# benchtool spin takes the idle time at SCHED_IDLE and counts it in loop
+# iterations (the kernel shows idle time only in 10 ms units). It includes
+# the 10,000 sockets' setup and teardown and the receiver, the same for both
+# kinds, so the difference per datagram is the qdiscs'. Rates at the
+# receiver (udpsink -W 0): a socket's bytes after its first datagram over
+# the time from its first to its last. ---
+PACED_K=10000
+PACED_PER=3
+PACED_RATE=1100
+PACED_IQ=2084
+# slab_objs CACHE...: objects in use of each slab cache (0 for one that does
+# not exist yet: sch_fq's fq_flow_cache appears with the module). SLUB
+# merges fq_flow_cache into a cache of its size; the other users of that
+# cache are idle here.
+slab_objs() {
+	for _c; do
+		if [ -r "/sys/kernel/slab/$_c/objects" ]; then
+			read -r _n _ <"/sys/kernel/slab/$_c/objects"
+			printf '%s ' "$_n"
+		else
+			printf '0 '
+		fi
+	done
+	echo
+}
+# irq_counts: local timer interrupts and NET_TX softirqs so far (the
+# watchdog's wakeups and the qdisc runs they start; one vCPU)
+irq_counts() {
+	awk '$1 == "LOC:" || $1 == "NET_TX:" { printf "%s ", $2 } END { print "" }' /proc/interrupts /proc/softirqs
+}
+paced_run() { # KIND REP
+	qset "$1" limit 100000 buckets 16384 initial_quantum $PACED_IQ
+	rm -f /tmp/sink.ready
+	ip netns exec b /usr/local/bin/udpsink -p 9000 -c $((PACED_K * PACED_PER)) -t 60s -W 0 -H 42 \
+		-b 64000000 -r /tmp/sink.ready >/tmp/sink.out 2>&1 &
+	_sink=$!
+	wait_until 5 test -e /tmp/sink.ready || fail "paced: udpsink did not start"
+	set -- "$1" "$2" $(slab_objs fq_flow_cache skbuff_head_cache)
+	_irq0=$(irq_counts)
+	benchtool spin >/tmp/spin.out &
+	_spin=$!
+	_t0=$(now)
+	/usr/local/bin/udpflows -d 10.0.0.2 -p 9000 -k $PACED_K -w $PACED_PER -s 20000 -m $PACED_RATE -l 1000 \
+		-n $((PACED_K * PACED_PER)) >/tmp/tx.out || fail "paced: udpflows: $(cat /tmp/tx.out)"
+	# What waits when the sender is done: packets, and the slab objects
+	# of sch_fq's flows and of the packets' sk_buffs.
+	_qlen=$(tc -s qdisc show dev va | sed -n 's/^ backlog [0-9]*b \([0-9]*\)p.*/\1/p' | head -n 1)
+	set -- "$@" $(slab_objs fq_flow_cache skbuff_head_cache)
+	wait "$_sink"
+	_t1=$(now)
+	kill "$_spin"
+	wait "$_spin"
+	set -- "$@" $_irq0 $(irq_counts)
+	read -r _iter _ </tmp/spin.out
+	awk '$1 == "total"' /tmp/sink.out | grep -q " pkts $((PACED_K * PACED_PER)) " ||
+		fail "paced: $1: the sink got $(awk '$1 == "total"' /tmp/sink.out), sent $(cat /tmp/tx.out)"
+	_n=$((PACED_K * PACED_PER))
+	bench paced ipp "$1" "$2" "$(awk -v t="$((_t1 - _t0))" -v i="$_iter" -v k="$SPIN_NS" -v n=$_n \
+		'BEGIN { printf "%.1f", (t - i * k) / n }')"
+	bench paced send_ipp "$1" "$2" "$(awk -v n=$_n '{ for (i = 1; i < NF; i++) if ($i == "usecs") u = $(i + 1) }
+		END { printf "%.1f", u * 1000 / n }' /tmp/tx.out)"
+	bench paced idle_ms "$1" "$2" "$(awk -v i="$_iter" -v k="$SPIN_NS" 'BEGIN { printf "%.1f", i * k / 1e6 }')"
+	bench paced queued "$1" "$2" "${_qlen:-0}"
+	bench paced flow_objs "$1" "$2" $(($5 - $3))
+	bench paced skb_objs "$1" "$2" $(($6 - $4))
+	bench paced timer_irqs "$1" "$2" $((${9} - ${7}))
+	bench paced net_tx "$1" "$2" $((${10} - ${8}))
+	# Per socket: achieved / pacing rate; bytes beyond what the rate allows
+	# between its first and last datagram (28-fq-paced.sh's check), and
+	# how many sockets exceed that by more than initial_quantum.
+	awk -v r=$PACED_RATE -v q=$PACED_IQ '$1 == "flow" {
+			for (i = 3; i < NF; i++) v[$i] = $(i + 1)
+			x = v["bytes"] - r * (v["last_ns"] - v["first_ns"]) / 1e9
+			if (x > m) m = x
+			if (x > q) over++
+			printf "%.5f\n", v["rate_bps"] / 8 / r >"/tmp/paced.ratios"
+		} END { printf "%.0f %d\n", m, over }' /tmp/sink.out >/tmp/paced.over
+	read -r _most _over </tmp/paced.over
+	sort -n /tmp/paced.ratios | awk '{ v[NR] = $1 } END { print NR, v[1], v[int((NR + 1) / 2)], v[NR] }' >/tmp/paced.sum
+	read -r _flows _min _med _max </tmp/paced.sum
+	[ "$_flows" = $PACED_K ] || fail "paced: $1: $_flows flows at the receiver, not $PACED_K"
+	bench paced rate_min "$1" "$2" "$_min"
+	bench paced rate_median "$1" "$2" "$_med"
+	bench paced rate_max "$1" "$2" "$_max"
+	bench paced over_bytes_max "$1" "$2" "$_most"
+	bench paced over_iq "$1" "$2" "${_over:-0}"
+}
+if section paced; then
+	t0=$(now)
+	# What a spin iteration costs alone (ns, i.e. instructions, with the
+	# timer tick's share), to turn a run's spin count into idle time.
+	settle
+	set -- $(benchtool spin 200)
+	SPIN_NS=$(awk -v i="$1" -v t="$2" 'BEGIN { printf "%.6f", t / i }')
+	note "paced: a spin iteration takes $SPIN_NS ns alone"
+	for rep in $(seq "$REPS"); do
+		for k in $kinds_flows; do
+			paced_run "$k" "$rep"
+		done
+	done
+	note "section paced: $(ms_since "$t0") ms guest"
+fi
+
 # --- TCP: iperf3, 1 and 8 flows; request/response: benchtool rr ---
 ip netns exec b iperf3 -s >/dev/null 2>&1 &
 ip netns exec b benchtool rr-server 5202 >/dev/null 2>&1 &
@@ -438,10 +551,67 @@ if section memory; then
 			reg=$(qdiscctl -d -j kinds | jq -c --arg k "$k" '.[] | select(.name == $k) | .registrations[0]')
 			[ "$(echo "$reg" | jq .instances)" = "$n" ] || fail "memory: $k registered with $(echo "$reg" | jq .instances) instances, not $n"
 			bench memory bytes "$k-$n" 1 "$(echo "$reg" | jq .memory)"
+			# What one of fq's flow and packet slots costs: the maps of
+			# its two pools (the slots and the stacks of free ones) over
+			# their entries, as 29-fq-memory.sh reads them.
+			if [ "$k" = fq ] && [ "$n" = 8 ]; then
+				ids=$(bpftool prog show -j | jq -c '[.[] | select(.name | startswith("fq_")) | .map_ids[]?] | unique')
+				bpftool map show -j | jq -r --argjson ids "$ids" '[.[] | select(.id as $i | $ids | index($i))] |
+					def m(n): [.[] | select(.name == n)][0];
+					"\(m("flows").max_entries) \(m("flows").bytes_memlock + m("flow_pool").bytes_memlock)" +
+					" \(m("pkts").max_entries) \(m("pkts").bytes_memlock + m("pkt_pool").bytes_memlock)"' >/tmp/fqmaps
+				read -r fe fb pe pb </tmp/fqmaps
+				bench memory slot_bytes fq-flow 1 "$(awk -v e="$fe" -v b="$fb" 'BEGIN { printf "%.1f", b / e }')"
+				bench memory slots fq-flow 1 "$fe"
+				bench memory slot_bytes fq-packet 1 "$(awk -v e="$pe" -v b="$pb" 'BEGIN { printf "%.1f", b / e }')"
+				bench memory slots fq-packet 1 "$pe"
+			fi
 			must qdiscctl del dev mem0 root
 		done
 	done
 	ip link del mem0
+	# sch_fq allocates a flow from its slab cache (fq_flow_cache) when a
+	# packet of a new flow comes, and frees it once it has been idle 3 s
+	# and a lookup passes by, or with the qdisc; its packets wait in their
+	# own sk_buffs, linked through the skb, at no cost of its own. N flows:
+	# pktgen's UDP source ports 1..N, one packet each, on va's sch_fq with
+	# the fullpath section's options (orphan_mask 65535; maxrate 30gbit
+	# turns off the fast path, which would queue every packet in the
+	# internal flow); the flows stay, idle, until the qdisc goes. The
+	# cache's objects in use are read from sysfs before and after (SLUB
+	# counts free objects of its per-CPU slabs as in use; shrinking the
+	# cache first puts them back on its lists, where they count as free).
+	if [ -n "$(only sch_fq)" ]; then
+		pktgen_setup
+		for n in 10000 50000; do
+			# The cache exists once the module is loaded.
+			qset sch_fq orphan_mask 65535 maxrate 30gbit
+			if [ ! -r /sys/kernel/slab/fq_flow_cache/objects ]; then
+				note "warning: memory: no /sys/kernel/slab/fq_flow_cache: sch_fq's flow memory cannot be read"
+				break
+			fi
+			echo 1 >/sys/kernel/slab/fq_flow_cache/shrink
+			set -- $(slab_objs fq_flow_cache)
+			pgw "count $n" $PG/va
+			pgw "udp_src_min 1" $PG/va
+			pgw "udp_src_max $((n + 1))" $PG/va
+			pgw start $PG/pgctrl
+			echo 1 >/sys/kernel/slab/fq_flow_cache/shrink
+			set -- "$@" $(slab_objs fq_flow_cache)
+			bench memory flows "sch_fq-$n" 1 "$(tc -s qdisc show dev va | sed -n 's/^ *flows \([0-9]*\) .*/\1/p' | head -n 1)"
+			bench memory slab_objs "sch_fq-$n" 1 $(($2 - $1))
+		done
+		if [ -r /sys/kernel/slab/fq_flow_cache/objects ]; then
+			read -r osize </sys/kernel/slab/fq_flow_cache/object_size
+			read -r ssize </sys/kernel/slab/fq_flow_cache/slab_size
+			bench memory object_size fq_flow_cache 1 "$osize"
+			bench memory slab_size fq_flow_cache 1 "$ssize"
+		fi
+		qset noqueue
+		pgw "count $PKTS" $PG/va
+		pgw "udp_src_min 9" $PG/va
+		pgw "udp_src_max 9" $PG/va
+	fi
 	note "section memory: $(ms_since "$t0") ms guest"
 fi
 
