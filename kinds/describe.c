@@ -29,7 +29,6 @@ const char *qd_opt_default_text(const struct qd_opt *o, char *buf, size_t len)
 static const char *type_name(const struct qd_opt *o)
 {
 	switch (o->type) {
-	case QD_OPT_CHOICE:
 	case QD_OPT_WORD:
 		return "choice";
 	case QD_OPT_BOOL:

@@ -181,7 +181,6 @@ const char *qd_opt_metavar(const struct qd_opt *o)
 		return "NUMBERS";
 	case QD_OPT_CGROUPS:
 		return "PATH";
-	case QD_OPT_CHOICE:
 	case QD_OPT_BOOL:
 	case QD_OPT_WORD:
 		break;
@@ -191,7 +190,7 @@ const char *qd_opt_metavar(const struct qd_opt *o)
 
 bool qd_opt_is_keyword(const struct qd_opt *o)
 {
-	return o->type == QD_OPT_CHOICE || o->type == QD_OPT_BOOL || o->type == QD_OPT_WORD;
+	return o->type == QD_OPT_BOOL || o->type == QD_OPT_WORD;
 }
 
 uint64_t qd_opt_get_at(const struct qd_opt *o, const void *cfg, unsigned int i)
@@ -284,7 +283,6 @@ const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t le
 		return sprint_rate(v, buf, len);
 	case QD_OPT_CGROUPS:
 		return "none";
-	case QD_OPT_CHOICE:
 	case QD_OPT_BOOL:
 	case QD_OPT_WORD:
 		break;
@@ -365,7 +363,6 @@ static int parse_value(enum qd_opt_type type, const struct qd_opt *o, const char
 		return parse_time_bare(s, o->bare_ns ?: 1000, v);
 	case QD_OPT_RATE:
 		return parse_rate(s, v);
-	case QD_OPT_CHOICE:
 	case QD_OPT_BOOL:
 	case QD_OPT_WORD:
 	case QD_OPT_CGROUPS:
@@ -704,9 +701,6 @@ void qd_kind_print(const struct qd_kind *k, const void *cfg)
 			print_uint(PRINT_JSON, o->name, NULL, o->json_div ? v / o->json_div : v);
 			print_string(PRINT_FP, NULL, "%s ", o->name);
 			print_string(PRINT_FP, NULL, "%s ", qd_opt_text(o, v, buf, sizeof(buf)));
-			break;
-		case QD_OPT_CHOICE:
-			print_string(PRINT_ANY, o->name, "%s ", keyword(o, v));
 			break;
 		case QD_OPT_BOOL:
 			/* As tc prints nopacing: the word in text, a boolean in JSON. */

@@ -16,7 +16,6 @@ enum qd_opt_type {
 	QD_OPT_SIZE,   /* bytes, tc size units */
 	QD_OPT_TIME,   /* nanoseconds, tc time units */
 	QD_OPT_RATE,   /* bytes per second, tc rate units */
-	QD_OPT_CHOICE, /* one keyword of .choices, stored as its index; JSON "name":"keyword" */
 	QD_OPT_BOOL,   /* .choices = { off, on }, stored as 0 or 1; JSON "name":false|true */
 	QD_OPT_WORD,   /* one keyword of .choices, stored as its index; JSON "keyword":null */
 	/*

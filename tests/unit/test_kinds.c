@@ -28,7 +28,7 @@ static const struct qd_opt t_opts[] = { { .name = "limit",
 					  .unit = "p",
 					  .help = "packets" },
 					{ .name = "mode",
-					  .type = QD_OPT_CHOICE,
+					  .type = QD_OPT_WORD,
 					  .off = offsetof(struct t_cfg, mode),
 					  .width = 4,
 					  .def = 0,
@@ -290,7 +290,7 @@ int main(void)
 	CHECK_U64(c.rate, 125000000);
 	CHECK_U64(c.quantum, 65536);
 	CHECK_STR(print_cfg(&c, false), "limit 10p cap horizon 2ms maxrate 1Gbit quantum 64Kb ");
-	CHECK_STR(print_cfg(&c, true), "{\"limit\":10,\"mode\":\"cap\",\"horizon\":2000000,"
+	CHECK_STR(print_cfg(&c, true), "{\"limit\":10,\"cap\":null,\"horizon\":2000000,"
 				       "\"maxrate\":125000000,\"quantum\":65536}\n");
 	/* The last word wins, as with tc. */
 	CHECK_INT(parse(&c, "cap drop limit 5 limit 6"), 0);
