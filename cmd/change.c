@@ -185,14 +185,9 @@ static int run_change(int argc, char **argv)
 		if (qd_kind_parse_words(named, s.optc, s.optv, cfg))
 			return QD_EXIT_USAGE;
 	}
-	if (geteuid() != 0) {
-		qd_err("change needs root (CAP_NET_ADMIN and CAP_BPF)");
-		return QD_EXIT_FAIL;
-	}
-	if (rtnl_open(&rt)) {
-		qd_err("cannot open rtnetlink: %s", strerror(errno));
-		return QD_EXIT_FAIL;
-	}
+	ret = qd_cmd_root_rtnl("change", &rt);
+	if (ret)
+		return ret;
 	qd_target_where(&s, where, sizeof(where));
 	err = qd_target_lookup(&rt, &s, &t);
 	if (err == -ENOENT) {

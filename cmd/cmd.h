@@ -49,6 +49,12 @@ struct qd_kind;
 /* 0 when the kernel can run k's BPF qdisc; else says why, returns the exit code. */
 int qd_check_kernel(const struct qd_kind *k);
 
+struct rtnl;
+/* rt opened: QD_EXIT_OK, or QD_EXIT_FAIL with the reason said. */
+int qd_cmd_rtnl(struct rtnl *rt);
+/* A command that changes qdiscs: root's only, then rt opened, as qd_cmd_rtnl. */
+int qd_cmd_root_rtnl(const char *cmd, struct rtnl *rt);
+
 /* add and replace share everything but the netlink flags. */
 int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags);
 

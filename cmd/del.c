@@ -74,14 +74,9 @@ static int run_del(int argc, char **argv)
 	}
 	if (qdisc_spec_resolve(&s))
 		return s.dev ? QD_EXIT_FAIL : QD_EXIT_USAGE;
-	if (geteuid() != 0) {
-		qd_err("del needs root (CAP_NET_ADMIN and CAP_BPF)");
-		return QD_EXIT_FAIL;
-	}
-	if (rtnl_open(&rt)) {
-		qd_err("cannot open rtnetlink: %s", strerror(errno));
-		return QD_EXIT_FAIL;
-	}
+	ret = qd_cmd_root_rtnl("del", &rt);
+	if (ret)
+		return ret;
 	/* Which kind goes tells whether a registration may go with it. */
 	have_cur = !qdisc_lookup(&rt, s.ifindex, s.parent, &cur);
 	if (have_cur)

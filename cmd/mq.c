@@ -113,14 +113,9 @@ int qd_cmd_new_mq(const char *cmd, const struct qdisc_spec *spec, unsigned int n
 		return s.dev ? QD_EXIT_FAIL : QD_EXIT_USAGE;
 	if ((ret = qd_check_kernel(k)))
 		return ret;
-	if (geteuid() != 0) {
-		qd_err("%s needs root (CAP_NET_ADMIN and CAP_BPF)", cmd);
-		return QD_EXIT_FAIL;
-	}
-	if (rtnl_open(&rt)) {
-		qd_err("cannot open rtnetlink: %s", strerror(errno));
-		return QD_EXIT_FAIL;
-	}
+	ret = qd_cmd_root_rtnl(cmd, &rt);
+	if (ret)
+		return ret;
 	ret = new_mq(&rt, &s, k, cfg, nlflags);
 	rtnl_close(&rt);
 	return ret;

@@ -214,14 +214,9 @@ int qd_cmd_new_qdisc(int argc, char **argv, unsigned int nlflags)
 		return s.dev ? QD_EXIT_FAIL : QD_EXIT_USAGE;
 	if (k && (ret = qd_check_kernel(k)))
 		return ret;
-	if (geteuid() != 0) {
-		qd_err("%s needs root (CAP_NET_ADMIN and CAP_BPF)", argv[0]);
-		return QD_EXIT_FAIL;
-	}
-	if (rtnl_open(&rt)) {
-		qd_err("cannot open rtnetlink: %s", strerror(errno));
-		return QD_EXIT_FAIL;
-	}
+	ret = qd_cmd_root_rtnl(argv[0], &rt);
+	if (ret)
+		return ret;
 	ret = k ? new_bpf_qdisc(&rt, &s, k, cfg, nlflags)
 		: qd_send_qdisc(&rt, RTM_NEWQDISC, nlflags, &s, s.kind);
 	rtnl_close(&rt);

@@ -236,10 +236,9 @@ static int run_show(int argc, char **argv)
 		qd_err("show flows needs root (it reads BPF maps)");
 		return QD_EXIT_FAIL;
 	}
-	if (rtnl_open(&rt)) {
-		qd_err("cannot open rtnetlink: %s", strerror(errno));
-		return QD_EXIT_FAIL;
-	}
+	ret = qd_cmd_rtnl(&rt);
+	if (ret)
+		return ret;
 	ctx.filter = &s;
 	rtnl_netns_cookie(&rt, &ctx.netns);
 	/* As tc: one dump of every device's name instead of a lookup a qdisc. */
@@ -272,7 +271,8 @@ static const struct qd_cmd show_cmd = {
 	.args = "[dev DEV] [root | parent ID] [handle H] [flows [sort COLUMN]]",
 	.summary = "list qdiscs, all kinds; -s adds statistics, -j prints JSON",
 	.help = "With \"flows\", list the flows of qdiscctl's qdiscs that keep a flow table\n"
-		"(qdiscctl help KIND tells which), one row per flow: largest first when sorted by a "
+		"(qdiscctl help KIND tells which), one row per flow: largest first when sorted by "
+		"a "
 		"number, soonest first\n"
 		"by a time; -s adds a total row. Needs root: the table is in a BPF map.",
 	.order = 40,

@@ -12,12 +12,12 @@
 #include <stdint.h>
 
 enum qd_opt_type {
-	QD_OPT_COUNT,  /* plain number; text adds the option's unit ("p") */
-	QD_OPT_SIZE,   /* bytes, tc size units */
-	QD_OPT_TIME,   /* nanoseconds, tc time units */
-	QD_OPT_RATE,   /* bytes per second, tc rate units */
-	QD_OPT_BOOL,   /* .choices = { off, on }, stored as 0 or 1; JSON "name":false|true */
-	QD_OPT_WORD,   /* one keyword of .choices, stored as its index; JSON "keyword":null */
+	QD_OPT_COUNT, /* plain number; text adds the option's unit ("p") */
+	QD_OPT_SIZE,  /* bytes, tc size units */
+	QD_OPT_TIME,  /* nanoseconds, tc time units */
+	QD_OPT_RATE,  /* bytes per second, tc rate units */
+	QD_OPT_BOOL,  /* .choices = { off, on }, stored as 0 or 1; JSON "name":false|true */
+	QD_OPT_WORD,  /* one keyword of .choices, stored as its index; JSON "keyword":null */
 	/*
 	 * .count numbers, each in min..max, stored as an array of .width-byte
 	 * elements from .off (defaults .defs); given all at once after the

@@ -671,8 +671,8 @@ int qd_sysctl_saved_load(const struct qd_sysctl_env *env, struct qd_sysctl_saved
 	qd_sysctl_save_path(env, path, sizeof(path));
 	e = qd_save_read(path, text, sizeof(text));
 	if (e == -EPERM)
-		return fail(err, errlen, e, "%s is not qdiscctl's (a symlink, or another user's): not used",
-			    path);
+		return fail(err, errlen, e,
+			    "%s is not qdiscctl's (a symlink, or another user's): not used", path);
 	if (e)
 		return fail(err, errlen, e, "cannot read %s: %s", path, strerror(-e));
 	e = qd_sysctl_saved_parse(env, text, sv, why, sizeof(why));
