@@ -12,12 +12,15 @@
  *
  * As in fifo, a packet that finds the whole qdisc empty waits in the
  * instance's fast slot instead of a ring, and the final empty dequeue reads
- * only sch->q.qlen. Such a packet is counted in its band when it arrives,
- * where band and length are at hand, so that its dequeue is fifo's; its
- * band and length are kept next to it for userspace, which shows it queued
- * rather than sent. The slot takes only a packet that is one segment (a
- * GSO packet goes to its band's ring, whose dequeue counts its segments),
- * so the fast path never reads the skb's shared info. The rings' paths
+ * only sch->q.qlen. Such a packet is counted when it arrives, under its
+ * priority rather than its band, so that its enqueue reads no options and
+ * its dequeue is fifo's: userspace adds each priority's counts to the band
+ * the current priomap gives it (after a `change` of the priomap, past fast
+ * packets follow the new map; the qdisc's totals are exact either way).
+ * Its priority and length are kept next to it for userspace, which shows
+ * it queued rather than sent. The slot takes only a packet that is one
+ * segment (a GSO packet goes to its band's ring, whose dequeue counts its
+ * segments), so the fast path never reads the skb's shared info. The rings' paths
  * are functions of their own: the fast path's then uses, and saves, fewer
  * registers. No lock (the root lock serialises an instance), no
  * allocation per packet.
@@ -95,10 +98,10 @@ static __always_inline void prio_drain(struct prio_inst *in, u32 id)
 	skb = bpf_kptr_xchg(&in->fast, NULL);
 	if (skb) {
 		/* Counted when it arrived, but never sent. */
-		struct prio_band *b = &in->band[in->fast_band & (PRIO_BANDS_MAX - 1)];
+		struct prio_count *p = &in->prio[in->fast_prio & (PRIO_PRIOS - 1)];
 
-		b->bytes -= in->fast_len;
-		b->packets--;
+		p->bytes -= in->fast_len;
+		p->packets--;
 		bpf_kfree_skb(skb);
 	}
 	in->fast_len = 0;
@@ -124,19 +127,27 @@ static __always_inline void prio_drain(struct prio_inst *in, u32 id)
 }
 
 /*
- * enqueue for a qdisc that holds packets: skb joins its band's ring, or is
- * dropped at the band's limit. Not inlined, so that the registers it needs
- * are not pushed and popped on the fast slot's path.
+ * enqueue for a qdisc that holds packets (or for a GSO packet): skb joins
+ * its band's ring, or is dropped at the band's limit. Not inlined, so that
+ * the registers it needs are not pushed and popped on the fast slot's
+ * path; the options are read only here, which the fast slot has no need of.
  */
-static __noinline int prio_enqueue_ring(unsigned long long *ctx, struct prio_inst *in,
-					struct prio_cfg *cfg, u32 band, u32 len)
+static __noinline int prio_enqueue_ring(unsigned long long *ctx, struct prio_inst *in, u32 len)
 {
-	struct prio_band *b = &in->band[band & (PRIO_BANDS_MAX - 1)];
 	struct sk_buff *skb = ENQ_SKB(ctx);
+	struct prio_band *b;
+	struct prio_cfg *cfg;
 	struct Qdisc *sch;
 	struct prio_slot *s;
-	u32 limit, n;
+	u32 band, limit, n;
+	bool fast;
 
+	/* Keyed by in->id, which needs no copy of the slot's number on the stack. */
+	cfg = bpf_map_lookup_elem(&cfgs, &in->id);
+	if (!cfg)
+		goto drop;
+	band = cfg->priomap[skb->priority & (PRIO_PRIOS - 1)] & (PRIO_BANDS_MAX - 1);
+	b = &in->band[band];
 	limit = cfg->limit;
 	/* pfifo_fast's bound: the device's txqueuelen, a band. */
 	if (!limit)
@@ -144,12 +155,14 @@ static __noinline int prio_enqueue_ring(unsigned long long *ctx, struct prio_ins
 	/* At most the ring, whatever cfgs holds. */
 	if (limit > qd_cap_band_packets)
 		limit = qd_cap_band_packets;
-	n = b->tail - b->head + (in->fast_len && in->fast_band == band);
+	/* The fast packet is in the band the current priomap gives its priority. */
+	fast = in->fast_len && cfg->priomap[in->fast_prio & (PRIO_PRIOS - 1)] == band;
+	n = b->tail - b->head + fast;
 	if (n >= limit)
-		goto drop;
+		goto drop_band;
 	s = prio_slot(qd_slot(ENQ_SCH(ctx)), band, b->tail);
 	if (!s)
-		goto drop;
+		goto drop_band;
 	b->tail++;
 	b->backlog += len;
 	in->active |= 1U << band;
@@ -163,8 +176,9 @@ static __noinline int prio_enqueue_ring(unsigned long long *ctx, struct prio_ins
 	sch = ENQ_SCH(ctx);
 	sch->q.qlen--;
 	sch->qstats.backlog -= qdisc_pkt_len(skb);
-drop:
+drop_band:
 	b->drops++;
+drop:
 	sch = ENQ_SCH(ctx);
 	sch->qstats.drops++;
 	bpf_qdisc_skb_drop(skb, ENQ_TO_FREE(ctx));
@@ -176,24 +190,15 @@ int prio_enqueue(unsigned long long *ctx)
 {
 	u32 id = qd_slot(ENQ_SCH(ctx));
 	struct prio_inst *in = bpf_map_lookup_elem(&insts, &id);
-	struct prio_band *b;
-	struct prio_cfg *cfg;
+	struct prio_count *p;
 	struct sk_buff *skb;
 	struct Qdisc *sch;
-	u32 band, len;
+	u32 prio, len;
 
 	if (!in)
 		goto drop;
-	/*
-	 * Keyed by in->id rather than &id, so that no callee-saved register
-	 * keeps id's stack address from one lookup to the other.
-	 */
-	cfg = bpf_map_lookup_elem(&cfgs, &in->id);
-	if (!cfg)
-		goto drop;
 	skb = ENQ_SKB(ctx);
 	sch = ENQ_SCH(ctx);
-	band = cfg->priomap[skb->priority & (PRIO_PRIOS - 1)] & (PRIO_BANDS_MAX - 1);
 	len = qdisc_pkt_len(skb);
 	/*
 	 * Only a packet that finds the qdisc empty takes the fast slot, and
@@ -202,15 +207,19 @@ int prio_enqueue(unsigned long long *ctx)
 	 * dequeue reads the segments from its shared info.
 	 */
 	if (sch->q.qlen || len != skb->len)
-		return prio_enqueue_ring(ctx, in, cfg, band, len);
-	/* Empty, so below any limit (>= 1) and the fast slot is free. */
+		return prio_enqueue_ring(ctx, in, len);
+	/*
+	 * Empty, so below any limit (>= 1) and the fast slot is free. Counted
+	 * under its priority, which needs no options: userspace finds the band.
+	 */
 	sch->q.qlen = 1;
 	sch->qstats.backlog += len;
-	in->fast_band = band;
+	prio = skb->priority & (PRIO_PRIOS - 1);
+	in->fast_prio = prio;
 	in->fast_len = len;
-	b = &in->band[band];
-	b->bytes += len;
-	b->packets++;
+	p = &in->prio[prio];
+	p->bytes += len;
+	p->packets++;
 	skb = bpf_kptr_xchg(&in->fast, skb);
 	if (!skb)
 		return NET_XMIT_SUCCESS;
@@ -324,6 +333,12 @@ int BPF_PROG(prio_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ex
 		b->bytes = 0;
 		b->packets = 0;
 		b->drops = 0;
+	}
+	bpf_for(i, 0, PRIO_PRIOS) {
+		struct prio_count *p = &in->prio[i & (PRIO_PRIOS - 1)];
+
+		p->bytes = 0;
+		p->packets = 0;
 	}
 	return 0;
 }

@@ -27,9 +27,15 @@ struct prio_band {
 	__u32 head; /* free-running ring positions */
 	__u32 tail;
 	__u64 backlog; /* bytes in the ring */
-	__u64 bytes;   /* dequeued (and the fast packet), as the qdisc's totals count them */
+	__u64 bytes;   /* dequeued from the ring, as the qdisc's totals count them */
 	__u64 packets;
 	__u64 drops;
+};
+
+/* What the fast slot took of one priority (skb->priority & 15). */
+struct prio_count {
+	__u64 bytes;
+	__u64 packets;
 };
 
 struct prio_inst {
@@ -40,16 +46,18 @@ struct prio_inst {
 	__u64 fast; /* reads as 0 from userspace */
 #endif
 	/*
-	 * The fast packet, always a single segment, counted in its band's
-	 * bytes and packets when it arrived (so that its dequeue touches no
-	 * band): fast_len is 0 while the slot is empty, and userspace takes
-	 * it out of the counters.
+	 * The fast packet, always a single segment, counted under its
+	 * priority in prio[] when it arrived, so that neither its enqueue
+	 * reads the options nor its dequeue touches a band: fast_len is 0
+	 * while the slot is empty, and userspace takes it out of the
+	 * counters and adds prio[] to the bands of the current priomap.
 	 */
-	__u32 fast_band;
+	__u32 fast_prio;
 	__u32 fast_len;
 	__u32 active; /* bit b: band b's ring holds packets */
 	__u32 id;     /* the slot's number, where a lookup can take it as its key */
 	struct prio_band band[PRIO_BANDS_MAX];
+	struct prio_count prio[PRIO_PRIOS];
 };
 
 #endif

@@ -2,7 +2,10 @@
 /*
  * prio: pfifo_fast by default, sch_prio's bands and priomap as options.
  * Options print as tc prints pfifo_fast's and prio's ("bands 3 priomap 1 2
- * ..."); `show -s` adds a line of counters a band.
+ * ..."); `show -s` adds a line of counters per band. Packets that took
+ * the fast slot are counted under their priority and attributed to bands
+ * by the current priomap, so after a `change` of the priomap their past
+ * counts follow the new map (the qdisc's totals are exact either way).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -116,34 +119,50 @@ static const struct qd_stat prio_band_stats[] = {
 
 /*
  * Bands a change removed stay listed while they hold or have counted
- * packets, so the bands always add up to the qdisc's totals.
+ * packets, so the bands always add up to the qdisc's totals. Packets that
+ * took the fast slot were counted under their priority (see prio.bpf.c)
+ * and are added to the band the current priomap gives it: after a change
+ * of the priomap their past counts follow the new map.
  */
 static unsigned int prio_fill(const void *inst, size_t size, const void *cfg, void *recs)
 {
 	const struct prio_cfg *c = cfg;
 	struct prio_band_rec *r = recs;
 	struct prio_inst in;
-	unsigned int n = 0;
+	unsigned int n = 0, fb;
 
 	if (size < sizeof(in))
 		return 0;
 	memcpy(&in, inst, sizeof(in));
 	for (unsigned int i = 0; i < PRIO_BANDS_MAX; i++) {
 		const struct prio_band *b = &in.band[i];
-		bool fast = in.fast_len && in.fast_band == i;
 
-		/* The fast packet was counted when it arrived; it is still queued. */
 		r[i] = (struct prio_band_rec){
 			.band = i,
-			.bytes = b->bytes - (fast ? in.fast_len : 0),
-			.packets = b->packets - fast,
+			.bytes = b->bytes,
+			.packets = b->packets,
 			.drops = b->drops,
-			.backlog = b->backlog + (fast ? in.fast_len : 0),
-			.qlen = (__u32)(b->tail - b->head) + fast,
+			.backlog = b->backlog,
+			.qlen = (__u32)(b->tail - b->head),
 		};
+	}
+	/* check keeps the priomap below bands; the mask keeps r[] safe from any other value. */
+	for (unsigned int p = 0; p < PRIO_PRIOS; p++) {
+		fb = c->priomap[p] & (PRIO_BANDS_MAX - 1);
+		r[fb].bytes += in.prio[p].bytes;
+		r[fb].packets += in.prio[p].packets;
+	}
+	/* The fast packet was counted when it arrived; it is still queued. */
+	if (in.fast_len) {
+		fb = c->priomap[in.fast_prio & (PRIO_PRIOS - 1)] & (PRIO_BANDS_MAX - 1);
+		r[fb].bytes -= in.fast_len;
+		r[fb].packets--;
+		r[fb].backlog += in.fast_len;
+		r[fb].qlen++;
+	}
+	for (unsigned int i = 0; i < PRIO_BANDS_MAX; i++)
 		if (i < c->bands || r[i].bytes || r[i].drops || r[i].qlen)
 			n = i + 1;
-	}
 	return n;
 }
 

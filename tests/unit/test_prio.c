@@ -164,7 +164,7 @@ static char *print_table(const struct prio_inst *in, const struct prio_cfg *c, b
 static void test_table(void)
 {
 	struct prio_inst in = {};
-	struct prio_cfg c;
+	struct prio_cfg c, cur;
 
 	CHECK_INT(parse(&c, ""), 0);
 	in.band[0] = (struct prio_band){
@@ -175,16 +175,43 @@ static void test_table(void)
 		  "  band 0: Sent 500 bytes 5 pkt (dropped 0) backlog 200b 2p\n"
 		  "  band 1: Sent 0 bytes 0 pkt (dropped 0) backlog 0b 0p\n"
 		  "  band 2: Sent 3000 bytes 2 pkt (dropped 4) backlog 0b 0p\n");
-	/* The packet in the fast slot is queued in its band, not yet sent. */
-	in.fast_band = 1;
+	/*
+	 * Packets that took the fast slot are counted under their priority
+	 * and added to the band the priomap gives it: priorities 0 and 4 to
+	 * band 1, 6 to band 0, 1 to band 2 (pfifo_fast's map).
+	 */
+	in.prio[0] = (struct prio_count){ .bytes = 100, .packets = 1 };
+	in.prio[4] = (struct prio_count){ .bytes = 240, .packets = 3 };
+	in.prio[6] = (struct prio_count){ .bytes = 70, .packets = 1 };
+	in.prio[1] = (struct prio_count){ .bytes = 20, .packets = 1 };
+	CHECK_STR(print_table(&in, &c, false),
+		  "  band 0: Sent 570 bytes 6 pkt (dropped 0) backlog 200b 2p\n"
+		  "  band 1: Sent 340 bytes 4 pkt (dropped 0) backlog 0b 0p\n"
+		  "  band 2: Sent 3020 bytes 3 pkt (dropped 4) backlog 0b 0p\n");
+	/*
+	 * The packet in the fast slot (one of priority 4's) is queued in the
+	 * band of its priority, not yet sent.
+	 */
+	in.fast_prio = 4;
 	in.fast_len = 60;
-	in.band[1].bytes = 60;
-	in.band[1].packets = 1;
 	CHECK_STR(print_table(&in, &c, true),
-		  "{\"bands\":[{\"band\":0,\"bytes\":500,\"packets\":5,\"drops\":0,\"backlog\":200,"
-		  "\"qlen\":2},{\"band\":1,\"bytes\":0,\"packets\":0,\"drops\":0,\"backlog\":60,"
-		  "\"qlen\":1},{\"band\":2,\"bytes\":3000,\"packets\":2,\"drops\":4,\"backlog\":0,"
+		  "{\"bands\":[{\"band\":0,\"bytes\":570,\"packets\":6,\"drops\":0,\"backlog\":200,"
+		  "\"qlen\":2},{\"band\":1,\"bytes\":280,\"packets\":3,\"drops\":0,\"backlog\":60,"
+		  "\"qlen\":1},{\"band\":2,\"bytes\":3020,\"packets\":3,\"drops\":4,\"backlog\":0,"
 		  "\"qlen\":0}]}\n");
+	/*
+	 * After a change of the priomap the past fast packets follow the new
+	 * map (here priority 4 to band 2, 6 to band 3, the fast packet with
+	 * 4), the ring's stay in their bands, and the bands still add up.
+	 */
+	cur = c;
+	CHECK_INT(run(&cur, &c, "bands 4 priomap 1 2 2 2 2 2 3 0 1 1 1 1 1 1 1 1"), 0);
+	CHECK_STR(print_table(&in, &c, false),
+		  "  band 0: Sent 500 bytes 5 pkt (dropped 0) backlog 200b 2p\n"
+		  "  band 1: Sent 100 bytes 1 pkt (dropped 0) backlog 0b 0p\n"
+		  "  band 2: Sent 3200 bytes 5 pkt (dropped 4) backlog 60b 1p\n"
+		  "  band 3: Sent 70 bytes 1 pkt (dropped 0) backlog 0b 0p\n");
+	CHECK_INT(parse(&c, ""), 0);
 	/* A band a change removed is listed while it holds or has counted packets. */
 	in.band[5] = (struct prio_band){ .head = 1, .tail = 2, .backlog = 100 };
 	cap_start(true);

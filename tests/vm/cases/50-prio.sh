@@ -52,15 +52,28 @@ assert_eq "$(jget "$st" '.[0].bands[0] | keys_unsorted | tojson')" \
 text=$(qd -s show dev va)
 assert_match "$text" '^  band 2: Sent [0-9]+ bytes 35 pkt \(dropped 0\) backlog 0b 0p$' "text layout"
 
-# A custom priomap, live, in tc's syntax: four bands, priorities 3..0 to bands 0..3.
-must qd change dev va root prio bands 4 priomap 3 2 1 0 3 3 3 3 3 3 3 3 3 3 3 3
+# A custom priomap, live, in tc's syntax: four bands, priority 3 to band 0
+# and 15 to band 3, the priorities sent above kept in their bands.
+must qd change dev va root prio bands 4 priomap 1 2 2 0 1 2 0 0 1 1 1 1 1 1 1 3
 send 3 5001 7
-send 0 5002 9
+send 15 5002 9
 st=$(qd -s -j show dev va)
 assert_eq "$(jget "$st" '.[0].options | tojson')" \
-	'{"bands":4,"priomap":[3,2,1,0,3,3,3,3,3,3,3,3,3,3,3,3]}' "changed options"
+	'{"bands":4,"priomap":[1,2,2,0,1,2,0,0,1,1,1,1,1,1,1,3]}' "changed options"
 assert_eq "$(jget "$st" '[.[0].bands[].packets] | tojson')" '[17,20,35,9]' "custom priomap"
 assert_eq "$(bands_sum "$st")" "$(totals "$st")" "bands add up after the change"
+
+# Priority 0 moved from band 1 to band 3: the packets of it that took the
+# fast slot (counted by priority) follow the new map, those that queued in
+# band 1's ring stay there; either way bands 1 and 3 hold the 29 and the
+# bands add up to the qdisc's counters.
+must qd change dev va root prio priomap 3 2 2 0 1 2 0 0 1 1 1 1 1 1 1 3
+st=$(qd -s -j show dev va)
+log "after moving priority 0: $(jget "$st" '[.[0].bands[].packets] | tojson')"
+assert_eq "$(jget "$st" '[.[0].bands[0,2].packets] | tojson')" '[17,35]' "other bands unmoved"
+assert_eq "$(($(band "$st" 1 packets) + $(band "$st" 3 packets)))" 29 "priority 0 moved, none lost"
+[ "$(band "$st" 3 packets)" -ge 9 ] || fail "band 3 lost its own packets"
+assert_eq "$(bands_sum "$st")" "$(totals "$st")" "bands add up after moving a priority"
 
 # Bad input: one line naming the token, exit 255, nothing changed or added.
 expect_fail 255 'priomap value "2" \(priority 1\) is not below bands 2' \
