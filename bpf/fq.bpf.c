@@ -784,13 +784,13 @@ static __always_inline u32 fq_blocks(struct fq_inst *in, u32 n)
 }
 
 /*
- * Re-chain every flow after `buckets` changed: gather the chains into one
- * list, resize the blocks, empty the new heads and chain the flows anew.
+ * Empty every bucket and return all the instance's flows as one list,
+ * linked through hnext: rehash chains them anew, purge frees them.
  */
-static __noinline void fq_rehash(const struct fq_ctx *c)
+static __noinline u32 fq_unchain(const struct fq_ctx *c)
 {
 	struct fq_inst *in = c->in;
-	u32 all = 0, nb;
+	u32 all = 0;
 	int i, j;
 
 	bpf_for(i, 0, FQ_MAX_BUCKETS) {
@@ -818,6 +818,19 @@ static __noinline void fq_rehash(const struct fq_ctx *c)
 			cur = next;
 		}
 	}
+	return all;
+}
+
+/*
+ * Re-chain every flow after `buckets` changed: gather the chains into one
+ * list, resize the blocks, empty the new heads and chain the flows anew.
+ */
+static __noinline void fq_rehash(const struct fq_ctx *c)
+{
+	struct fq_inst *in = c->in;
+	u32 all = fq_unchain(c), nb;
+	int i, j;
+
 	nb = fq_blocks(in, fq_nbuckets(c->cfg));
 	bpf_for(i, 0, FQ_MAX_BUCKETS) {
 		u32 *h;
@@ -1181,48 +1194,39 @@ static __always_inline void reserved_init(const struct fq_ctx *c, u32 idx, u64 k
  * Free every queued packet, forget every flow and give every slot back to
  * the pools (the bucket blocks stay: they go with the instance).
  */
-static __noinline void fq_purge(const struct fq_ctx *c, u32 owner)
+static __noinline void fq_purge(const struct fq_ctx *c)
 {
 	struct fq_inst *in = c->in;
 	struct fq_fast *fs;
 	struct sk_buff *skb;
-	int i, j;
+	u32 all;
+	int i;
 
 	fs = bpf_map_lookup_elem(&fast, &c->id);
 	skb = fs ? bpf_kptr_xchg(&fs->skb, NULL) : NULL;
 	if (skb)
 		bpf_kfree_skb(skb);
 	in->fast = 0;
-	bpf_for(i, 0, FQ_MAX_BUCKETS) {
-		u32 *h, cur;
+	all = fq_unchain(c);
+	bpf_for(i, 0, FQ_MAX_FLOWS) {
+		struct fq_flow *f;
+		u32 next;
 
-		if ((u32)i >= in->buckets)
+		if (!all)
 			break;
-		h = bucket_at(c, i);
-		if (!h)
-			continue;
-		cur = *h;
-		*h = 0;
-		bpf_for(j, 0, FQ_MAX_FLOWS) {
-			struct fq_flow *f;
-			u32 next;
-
-			if (!cur)
-				break;
-			f = flow_at(cur);
-			if (!f)
-				break;
-			next = f->hnext;
-			flow_purge(c, f);
-			f->state = FQ_FREE;
-			f->key = 0;
-			f->owner = 0;
-			flow_slot_free(&in->flow_cache, cur, f);
-			cur = next;
-		}
+		f = flow_at(all);
+		if (!f)
+			break;
+		next = f->hnext;
+		flow_purge(c, f);
+		f->state = FQ_FREE;
+		f->key = 0;
+		f->owner = 0;
+		flow_slot_free(&in->flow_cache, all, f);
+		all = next;
 	}
-	reserved_init(c, flow_prio(c), FQ_KEY_PRIO, owner);
-	reserved_init(c, flow_overflow(c), FQ_KEY_OVERFLOW, owner);
+	reserved_init(c, flow_prio(c), FQ_KEY_PRIO, c->id + 1);
+	reserved_init(c, flow_overflow(c), FQ_KEY_OVERFLOW, c->id + 1);
 	in->new_head = in->new_tail = 0;
 	in->old_head = in->old_tail = 0;
 	in->idle_head = in->idle_tail = 0;
@@ -1275,7 +1279,7 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 		/* The first instance of the registration starts the flow pool. */
 		__sync_val_compare_and_swap(&pl->fresh_flows, 0, flow_first());
 	c.in->buckets = 0;
-	fq_purge(&c, c.id + 1);
+	fq_purge(&c);
 	c.in->buckets = fq_blocks(c.in, fq_nbuckets(c.cfg));
 	c.in->buckets_want = c.cfg->buckets;
 	bpf_for(i, 0, FQ_MAX_BUCKETS) {
@@ -1290,45 +1294,26 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	return 0;
 }
 
-SEC("struct_ops/fq_reset")
-void BPF_PROG(fq_reset, struct Qdisc *sch)
+/* What .reset and .destroy free (QD_QDISC_OPS_RELEASE): queues and flows. */
+static __always_inline void fq_drain(struct fq_inst *in, u32 id)
 {
-	struct fq_ctx c;
+	struct fq_ctx c = { .id = id, .in = in };
 
-	if (!fq_get(sch, &c))
-		return;
-	fq_purge(&c, c.id + 1);
-	sch->q.qlen = 0;
-	sch->qstats.backlog = 0;
+	fq_purge(&c);
 }
 
-SEC("struct_ops/fq_destroy")
-void BPF_PROG(fq_destroy, struct Qdisc *sch)
+/*
+ * What only .destroy gives up: the reserved flows, left free for the next
+ * instance of the slot, and the bucket blocks beyond the slot's own.
+ */
+static __always_inline void fq_release(struct fq_inst *in, u32 id)
 {
-	struct fq_ctx c;
-	int i;
+	struct fq_ctx c = { .id = id, .in = in };
 
-	if (!fq_get(sch, &c))
-		return;
-	fq_purge(&c, 0);
-	bpf_for(i, 0, FQ_MAX_BLOCKS) {
-		u32 nb = c.in->nblocks;
-
-		if (nb <= 1)
-			break;
-		c.in->nblocks--;
-		block_put(c.in->block[(nb - 1) & (FQ_MAX_BLOCKS - 1)]);
-	}
-	c.in->buckets = 0;
-	qd_release(&c.in->hdr);
+	reserved_init(&c, flow_prio(&c), FQ_KEY_PRIO, 0);
+	reserved_init(&c, flow_overflow(&c), FQ_KEY_OVERFLOW, 0);
+	fq_blocks(in, FQ_BLOCK);
+	in->buckets = 0;
 }
 
-/* The kind's id is set by qdiscctl from its descriptor. */
-SEC(".struct_ops.link")
-struct Qdisc_ops fq = {
-	.enqueue = (void *)fq_enqueue,
-	.dequeue = (void *)fq_dequeue,
-	.init = (void *)fq_init,
-	.reset = (void *)fq_reset,
-	.destroy = (void *)fq_destroy,
-};
+QD_QDISC_OPS_RELEASE(fq, struct fq_inst);
