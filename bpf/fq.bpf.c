@@ -1035,16 +1035,16 @@ static __always_inline struct sk_buff *flow_dequeue(const struct fq_ctx *c, stru
 
 /* sch_fq's pacing, with the socket's rate applied whatever the skb's EDT:
  * TCP only paces itself for sch_fq, which a BPF qdisc cannot tell it is.
- * now 0: read the clock only if the flow is to wait.
+ * Returns whether flow f is to wait after skb, and then in *wait how long.
  */
-static __always_inline void fq_pace(const struct fq_ctx *c, struct fq_flow *f, struct sk_buff *skb,
-				    u32 plen, u64 now)
+static __always_inline bool fq_pace(const struct fq_ctx *c, struct fq_flow *f,
+				    struct sk_buff *skb, u32 plen, u64 *wait)
 {
 	u64 rate = c->cfg->maxrate, len;
 	struct sock *sk = skb->sk;
 
 	if (!c->cfg->pacing)
-		return;
+		return false;
 	if (sk && !(f->key & 1)) {
 		u64 sk_rate = sk->sk_pacing_rate;
 
@@ -1057,25 +1057,33 @@ static __always_inline void fq_pace(const struct fq_ctx *c, struct fq_flow *f, s
 		if (plen < fq_quantum(c))
 			plen = fq_quantum(c);
 		if (f->credit > 0)
-			return;
+			return false;
 	}
 	if (rate == ~0ULL)
-		return;
-	if (!now)
-		now = bpf_ktime_get_ns();
+		return false;
 	len = (u64)plen * NSEC_PER_SEC;
 	len = rate ? len / rate : NSEC_PER_SEC;
 	if (len > NSEC_PER_SEC) {
 		len = NSEC_PER_SEC;
 		c->in->stats.pkts_too_long++;
 	}
-	/* Make up for the watchdog's slack, as sch_fq does. */
+	*wait = len;
+	return true;
+}
+
+/*
+ * Flow f's next packet leaves wait after now, less what the watchdog's
+ * slack made it late, as sch_fq does. Apart from fq_pace so that a caller
+ * reads the clock only for a flow that waits.
+ */
+static __always_inline void fq_pace_from(struct fq_flow *f, u64 wait, u64 now)
+{
 	if (f->time_next_packet && now > f->time_next_packet) {
 		u64 late = now - f->time_next_packet;
 
-		len -= late < len / 2 ? late : len / 2;
+		wait -= late < wait / 2 ? late : wait / 2;
 	}
-	f->time_next_packet = now + len;
+	f->time_next_packet = now + wait;
 }
 
 static __always_inline struct sk_buff *fq_done(struct Qdisc *sch, const struct fq_ctx *c,
@@ -1207,7 +1215,7 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	struct fq_ctx c;
 	struct fq_flow *f;
 	struct fq_pkt *slot;
-	u64 now, due;
+	u64 now, due, wait;
 	int i;
 
 	if (!sch->q.qlen)
@@ -1224,7 +1232,8 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 			if (fs->flow && (f = flow_at(fs->flow)) &&
 			    (c.cfg = bpf_map_lookup_elem(&cfgs, &c.id))) {
 				f->credit -= qdisc_pkt_len(skb);
-				fq_pace(&c, f, skb, qdisc_pkt_len(skb), 0);
+				if (fq_pace(&c, f, skb, qdisc_pkt_len(skb), &wait))
+					fq_pace_from(f, wait, bpf_ktime_get_ns());
 				return fq_done(sch, &c, f, skb);
 			}
 			sch->q.qlen--;
@@ -1298,7 +1307,8 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		if (!skb)
 			continue;
 		f->credit -= qdisc_pkt_len(skb);
-		fq_pace(&c, f, skb, qdisc_pkt_len(skb), now);
+		if (fq_pace(&c, f, skb, qdisc_pkt_len(skb), &wait))
+			fq_pace_from(f, wait, now);
 		return fq_done(sch, &c, f, skb);
 	}
 
