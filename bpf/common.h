@@ -210,9 +210,14 @@ static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *slots, void
  * then zeroes the queue's length and backlog, destroy gives the slot back.
  * An instance whose .init failed before it claimed a slot has none, and
  * neither finds anything to do. The ops' id is set by qdiscctl from the
- * kind's descriptor.
+ * kind's descriptor. QD_QDISC_OPS_RELEASE is the same for a kind that holds
+ * more than its queue until .destroy (fq: bucket blocks of a shared pool):
+ * destroy calls name##_release(in, id) after the drain.
  */
-#define QD_QDISC_OPS(name, inst_type)                                         \
+#define QD_QDISC_OPS(name, inst_type) QD_QDISC_OPS_(name, inst_type, )
+#define QD_QDISC_OPS_RELEASE(name, inst_type) \
+	QD_QDISC_OPS_(name, inst_type, name##_release(in, id);)
+#define QD_QDISC_OPS_(name, inst_type, release)                               \
 	SEC("struct_ops/" #name "_reset")                                     \
 	void BPF_PROG(name##_reset, struct Qdisc *sch)                        \
 	{                                                                     \
@@ -236,6 +241,7 @@ static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *slots, void
 			return;                                               \
 		/* .reset ran first, except after a failed .init. */          \
 		name##_drain(in, id);                                         \
+		release                                                       \
 		qd_release(&slots, id);                                       \
 	}                                                                     \
                                                                               \

@@ -137,10 +137,13 @@ static __always_inline struct fq_pool *fq_pool(void)
 /*
  * The fast slot: one packet that found the qdisc empty and owes nothing to
  * pacing, kept outside the flow table (sch_fq's fast path, its "internal"
- * flow). Dequeue serves it first: it is the oldest packet there is.
+ * flow), or whose flow's credit and pacing let it leave at once, which is
+ * charged to its flow when it leaves. Dequeue serves it first: it is the
+ * oldest packet there is.
  */
 struct fq_fast {
 	struct sk_buff __kptr *skb;
+	__u32 flow; /* the flow it is charged to; 0: none */
 };
 
 struct {
@@ -211,6 +214,18 @@ static __always_inline bool fq_sk_flow(const struct sock *sk)
 
 	return state != TCP_LISTEN && state != TCP_NEW_SYN_RECV && state != TCP_TIME_WAIT &&
 	       state != TCP_CLOSE;
+}
+
+/*
+ * sch_fq keys a socket's flow by the socket's address. The verifier keeps
+ * a pointer a pointer through any cast, but the difference of two is a
+ * number (for a program with CAP_PERFMON): the socket's distance from sch
+ * plus sch's address, read once in .init.
+ */
+static __always_inline u64 fq_sk_key(const struct fq_ctx *c, const struct Qdisc *sch,
+				     const struct sock *sk)
+{
+	return (u64)sk - (u64)sch + c->in->sch_addr;
 }
 
 static __always_inline u32 fq_quantum(const struct fq_ctx *c)
@@ -648,13 +663,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 	if (sk && !fq_sk_flow(sk))
 		sk = NULL;
 	if (sk) {
-		/*
-		 * sch_fq keys by the socket's address. The verifier keeps a
-		 * pointer a pointer through any cast, but the difference of two
-		 * is a number (for a program with CAP_PERFMON): the socket's
-		 * distance from sch plus sch's address, read once in .init.
-		 */
-		key = (u64)sk - (u64)sch + in->sch_addr;
+		key = fq_sk_key(c, sch, sk);
 		socket_hash = sk->__sk_common.skc_hash;
 	} else {
 		key = ((u64)(flow_hash(skb, c->in->hash_key) & c->cfg->orphan_mask) << 1) | 1;
@@ -711,6 +720,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 			if (found->state != FQ_THROTTLED)
 				found->time_next_packet = 0;
 		}
+		in->last_flow = idx;
 		*fp = found;
 		return idx;
 	}
@@ -737,6 +747,7 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 	in->stats.flows++;
 	/* Idle until the caller queues to it, which takes it off the list. */
 	set_idle(c, idx, f, now);
+	in->last_flow = idx;
 	*fp = f;
 	return idx;
 }
@@ -784,13 +795,13 @@ static __always_inline u32 fq_blocks(struct fq_inst *in, u32 n)
 }
 
 /*
- * Re-chain every flow after `buckets` changed: gather the chains into one
- * list, resize the blocks, empty the new heads and chain the flows anew.
+ * Empty every bucket and return all the instance's flows as one list,
+ * linked through hnext: rehash chains them anew, purge frees them.
  */
-static __noinline void fq_rehash(const struct fq_ctx *c)
+static __noinline u32 fq_unchain(const struct fq_ctx *c)
 {
 	struct fq_inst *in = c->in;
-	u32 all = 0, nb;
+	u32 all = 0;
 	int i, j;
 
 	bpf_for(i, 0, FQ_MAX_BUCKETS) {
@@ -818,6 +829,19 @@ static __noinline void fq_rehash(const struct fq_ctx *c)
 			cur = next;
 		}
 	}
+	return all;
+}
+
+/*
+ * Re-chain every flow after `buckets` changed: gather the chains into one
+ * list, resize the blocks, empty the new heads and chain the flows anew.
+ */
+static __noinline void fq_rehash(const struct fq_ctx *c)
+{
+	struct fq_inst *in = c->in;
+	u32 all = fq_unchain(c), nb;
+	int i, j;
+
 	nb = fq_blocks(in, fq_nbuckets(c->cfg));
 	bpf_for(i, 0, FQ_MAX_BUCKETS) {
 		u32 *h;
@@ -853,23 +877,61 @@ static __noinline void fq_rehash(const struct fq_ctx *c)
 /*
  * Whether skb, which found the qdisc empty, may take the fast slot (sch_fq's
  * fq_fastpath_check for an empty qdisc): it is not a TC_PRIO_CONTROL
- * packet, it is due, and no rate applies to its flow (pacing delays a flow
- * only at a finite maxrate or socket pacing rate), so that its flow's queue,
- * credit and pacing state could not have held it back.
+ * packet, no maxrate is set, it is due, and either no rate applies to its
+ * flow (pacing delays a flow only at a finite maxrate or socket pacing
+ * rate) or its socket's flow is the one classify found last, which is busy
+ * and whose credit and pacing let it go at once. So its flow's queue,
+ * credit and pacing state could not have held it back. Returns the flow to
+ * charge it to, 0 for none, -1 when it may not; *now is the time if it read
+ * the clock, else left 0.
  */
-static __always_inline bool fq_fast_ok(const struct fq_ctx *c, struct sk_buff *skb)
+static __always_inline s64 fq_fast_flow(const struct fq_ctx *c, struct Qdisc *sch,
+					struct sk_buff *skb, u64 *now)
 {
 	struct sock *sk = skb->sk;
-	u64 now;
+	struct fq_flow *f;
+	u32 idx;
 
 	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL || c->cfg->maxrate != ~0ULL)
-		return false;
-	if (c->cfg->pacing && sk && fq_sk_flow(sk) && sk->sk_pacing_rate != ~0UL)
-		return false;
-	if (!skb->tstamp)
-		return true;
-	now = bpf_ktime_get_ns();
-	return qd_time_to_send(skb, now) <= now;
+		return -1;
+	if (!c->cfg->pacing || !sk || !fq_sk_flow(sk) || sk->sk_pacing_rate == ~0UL) {
+		if (!skb->tstamp)
+			return 0;
+		*now = bpf_ktime_get_ns();
+		return qd_time_to_send(skb, *now) <= *now ? 0 : -1;
+	}
+	idx = c->in->last_flow;
+	f = idx ? flow_at(idx) : NULL;
+	if (!f || f->key != fq_sk_key(c, sch, sk) || f->owner != c->id + 1 ||
+	    f->socket_hash != sk->__sk_common.skc_hash || f->state == FQ_IDLE || f->credit <= 0)
+		return -1;
+	*now = bpf_ktime_get_ns();
+	if (f->time_next_packet > *now || qd_time_to_send(skb, *now) > *now)
+		return -1;
+	return idx;
+}
+
+/* Put skb, which found the qdisc empty, in the fast slot, charged to flow. */
+static __always_inline int fq_fast_put(const struct fq_ctx *c, struct Qdisc *sch,
+				       struct sk_buff *skb, struct bpf_sk_buff_ptr *to_free, u32 flow)
+{
+	struct fq_fast *fs = bpf_map_lookup_elem(&fast, &c->id);
+	u32 len = qdisc_pkt_len(skb);
+
+	if (!fs) {
+		sch->qstats.drops++;
+		bpf_qdisc_skb_drop(skb, to_free);
+		return NET_XMIT_DROP;
+	}
+	fs->flow = flow;
+	skb = bpf_kptr_xchg(&fs->skb, skb);
+	if (skb)
+		/* Cannot happen: the qdisc was empty. */
+		bpf_qdisc_skb_drop(skb, to_free);
+	c->in->fast = 1;
+	sch->q.qlen++;
+	sch->qstats.backlog += len;
+	return NET_XMIT_SUCCESS;
 }
 
 SEC("struct_ops/fq_enqueue")
@@ -879,25 +941,15 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_b
 	struct fq_ctx c;
 	struct fq_flow *f;
 	struct fq_pkt *slot = NULL, *tp;
-	u64 now, tts;
+	u64 now = 0, tts;
+	s64 fast;
 
 	if (!fq_get(sch, &c) || sch->q.qlen >= c.cfg->limit)
 		goto drop;
-	if (!sch->q.qlen && fq_fast_ok(&c, skb)) {
-		struct fq_fast *fs = bpf_map_lookup_elem(&fast, &c.id);
-
-		if (!fs)
-			goto drop;
-		skb = bpf_kptr_xchg(&fs->skb, skb);
-		if (skb)
-			/* Cannot happen: the qdisc was empty. */
-			bpf_qdisc_skb_drop(skb, to_free);
-		c.in->fast = 1;
-		sch->q.qlen++;
-		sch->qstats.backlog += len;
-		return NET_XMIT_SUCCESS;
-	}
-	now = bpf_ktime_get_ns();
+	if (!sch->q.qlen && (fast = fq_fast_flow(&c, sch, skb, &now)) >= 0)
+		return fq_fast_put(&c, sch, skb, to_free, fast);
+	if (!now)
+		now = bpf_ktime_get_ns();
 	if (c.in->buckets_want != c.cfg->buckets)
 		fq_rehash(&c);
 	fq_gc_idle(&c, now, false);
@@ -983,15 +1035,16 @@ static __always_inline struct sk_buff *flow_dequeue(const struct fq_ctx *c, stru
 
 /* sch_fq's pacing, with the socket's rate applied whatever the skb's EDT:
  * TCP only paces itself for sch_fq, which a BPF qdisc cannot tell it is.
+ * Returns whether flow f is to wait after skb, and then in *wait how long.
  */
-static __always_inline void fq_pace(const struct fq_ctx *c, struct fq_flow *f, struct sk_buff *skb,
-				    u32 plen, u64 now)
+static __always_inline bool fq_pace(const struct fq_ctx *c, struct fq_flow *f,
+				    struct sk_buff *skb, u32 plen, u64 *wait)
 {
 	u64 rate = c->cfg->maxrate, len;
 	struct sock *sk = skb->sk;
 
 	if (!c->cfg->pacing)
-		return;
+		return false;
 	if (sk && !(f->key & 1)) {
 		u64 sk_rate = sk->sk_pacing_rate;
 
@@ -1004,23 +1057,33 @@ static __always_inline void fq_pace(const struct fq_ctx *c, struct fq_flow *f, s
 		if (plen < fq_quantum(c))
 			plen = fq_quantum(c);
 		if (f->credit > 0)
-			return;
+			return false;
 	}
 	if (rate == ~0ULL)
-		return;
+		return false;
 	len = (u64)plen * NSEC_PER_SEC;
 	len = rate ? len / rate : NSEC_PER_SEC;
 	if (len > NSEC_PER_SEC) {
 		len = NSEC_PER_SEC;
 		c->in->stats.pkts_too_long++;
 	}
-	/* Make up for the watchdog's slack, as sch_fq does. */
+	*wait = len;
+	return true;
+}
+
+/*
+ * Flow f's next packet leaves wait after now, less what the watchdog's
+ * slack made it late, as sch_fq does. Apart from fq_pace so that a caller
+ * reads the clock only for a flow that waits.
+ */
+static __always_inline void fq_pace_from(struct fq_flow *f, u64 wait, u64 now)
+{
 	if (f->time_next_packet && now > f->time_next_packet) {
 		u64 late = now - f->time_next_packet;
 
-		len -= late < len / 2 ? late : len / 2;
+		wait -= late < wait / 2 ? late : wait / 2;
 	}
-	f->time_next_packet = now + len;
+	f->time_next_packet = now + wait;
 }
 
 static __always_inline struct sk_buff *fq_done(struct Qdisc *sch, const struct fq_ctx *c,
@@ -1036,6 +1099,115 @@ static __always_inline struct sk_buff *fq_done(struct Qdisc *sch, const struct f
 	return skb;
 }
 
+/*
+ * The rounds of the dequeue loop that would only refill flows, for a head
+ * flow out of credit: how many whole ones (every flow listed, new ones
+ * first, at or below 0 credit at its turn), and in *winner the flow whose
+ * turn then ends them, the first of those that need the fewest. 0 if a
+ * flow has credit now.
+ */
+static __noinline u32 fq_rounds(const struct fq_ctx *c, u32 *winner)
+{
+	struct fq_inst *in = c->in;
+	u32 q = fq_quantum(c), idx = in->new_head, rounds = ~0U, k;
+	bool from_new = true;
+	struct fq_flow *f;
+	int i;
+
+	bpf_for(i, 0, FQ_MAX_FLOWS + 1) {
+		if (!idx) {
+			if (!from_new)
+				break;
+			from_new = false;
+			idx = in->old_head;
+			continue;
+		}
+		f = flow_at(idx);
+		if (!f)
+			break;
+		if (f->credit > 0)
+			return 0;
+		k = (u32)-f->credit / q + 1;
+		if (k < rounds) {
+			rounds = k;
+			*winner = idx;
+		}
+		idx = f->lnext;
+	}
+	return rounds;
+}
+
+/*
+ * Give the old flows what `rounds` whole rounds and the partial one up to
+ * winner give them (those before it a quantum more), and rotate the list
+ * to start at winner, as those rounds leave it.
+ */
+static __noinline void fq_refill(const struct fq_ctx *c, u32 rounds, u32 winner)
+{
+	struct fq_inst *in = c->in;
+	u32 q = fq_quantum(c), idx = in->old_head, before = 0;
+	struct fq_flow *f, *t;
+	bool seen = false;
+	int i;
+
+	bpf_for(i, 0, FQ_MAX_FLOWS) {
+		if (!idx)
+			break;
+		f = flow_at(idx);
+		if (!f)
+			return;
+		if (idx == winner)
+			seen = true;
+		else if (!seen)
+			before = idx;
+		f->credit += (rounds + !seen) * q;
+		f->state = FQ_OLD;
+		idx = f->lnext;
+	}
+	if (!before)
+		return;
+	f = flow_at(before);
+	t = flow_at(in->old_tail);
+	if (!f || !t)
+		return;
+	t->lnext = in->old_head;
+	f->lnext = 0;
+	in->old_head = winner;
+	in->old_tail = before;
+}
+
+/*
+ * A round in which every listed flow is out of credit only gives each a
+ * quantum and leaves them in their order, the new ones ahead of the old,
+ * all of them old: a flow that sent a 64 KB GSO packet at a quantum of two
+ * MTUs takes 21 such rounds before it sends again, and the loop below one
+ * step a flow for each. Do those rounds and the partial one that follows at
+ * once, in two walks of the lists. Returns whether there were any.
+ */
+static __always_inline bool fq_skip_rounds(const struct fq_ctx *c)
+{
+	struct fq_inst *in = c->in;
+	u32 rounds, winner = 0;
+	struct fq_flow *t;
+
+	rounds = fq_rounds(c, &winner);
+	if (!rounds || rounds == ~0U)
+		return false;
+	if (in->new_head) {
+		t = flow_at(in->new_tail);
+		if (!t)
+			return false;
+		t->lnext = in->old_head;
+		if (!in->old_head)
+			in->old_tail = in->new_tail;
+		in->old_head = in->new_head;
+		in->new_head = 0;
+		in->new_tail = 0;
+	}
+	fq_refill(c, rounds, winner);
+	return true;
+}
+
 SEC("struct_ops/fq_dequeue")
 struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 {
@@ -1043,7 +1215,7 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	struct fq_ctx c;
 	struct fq_flow *f;
 	struct fq_pkt *slot;
-	u64 now, due;
+	u64 now, due, wait;
 	int i;
 
 	if (!sch->q.qlen)
@@ -1056,8 +1228,14 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		struct fq_fast *fs = bpf_map_lookup_elem(&fast, &c.id);
 
 		c.in->fast = 0;
-		skb = fs ? bpf_kptr_xchg(&fs->skb, NULL) : NULL;
-		if (skb) {
+		if (fs && (skb = bpf_kptr_xchg(&fs->skb, NULL))) {
+			if (fs->flow && (f = flow_at(fs->flow)) &&
+			    (c.cfg = bpf_map_lookup_elem(&cfgs, &c.id))) {
+				f->credit -= qdisc_pkt_len(skb);
+				if (fq_pace(&c, f, skb, qdisc_pkt_len(skb), &wait))
+					fq_pace_from(f, wait, bpf_ktime_get_ns());
+				return fq_done(sch, &c, f, skb);
+			}
 			sch->q.qlen--;
 			sch->qstats.backlog -= qdisc_pkt_len(skb);
 			bpf_qdisc_bstats_update(sch, skb);
@@ -1089,6 +1267,9 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		if (!f)
 			break;
 		if (f->credit <= 0) {
+			/* The first flow looked at is the list's head. */
+			if (!i && fq_skip_rounds(&c))
+				continue;
 			f->credit += fq_quantum(&c);
 			list_pop_head(head, tail, f);
 			f->state = FQ_OLD;
@@ -1126,7 +1307,8 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		if (!skb)
 			continue;
 		f->credit -= qdisc_pkt_len(skb);
-		fq_pace(&c, f, skb, qdisc_pkt_len(skb), now);
+		if (fq_pace(&c, f, skb, qdisc_pkt_len(skb), &wait))
+			fq_pace_from(f, wait, now);
 		return fq_done(sch, &c, f, skb);
 	}
 
@@ -1181,48 +1363,39 @@ static __always_inline void reserved_init(const struct fq_ctx *c, u32 idx, u64 k
  * Free every queued packet, forget every flow and give every slot back to
  * the pools (the bucket blocks stay: they go with the instance).
  */
-static __noinline void fq_purge(const struct fq_ctx *c, u32 owner)
+static __noinline void fq_purge(const struct fq_ctx *c)
 {
 	struct fq_inst *in = c->in;
 	struct fq_fast *fs;
 	struct sk_buff *skb;
-	int i, j;
+	u32 all;
+	int i;
 
 	fs = bpf_map_lookup_elem(&fast, &c->id);
 	skb = fs ? bpf_kptr_xchg(&fs->skb, NULL) : NULL;
 	if (skb)
 		bpf_kfree_skb(skb);
 	in->fast = 0;
-	bpf_for(i, 0, FQ_MAX_BUCKETS) {
-		u32 *h, cur;
+	all = fq_unchain(c);
+	bpf_for(i, 0, FQ_MAX_FLOWS) {
+		struct fq_flow *f;
+		u32 next;
 
-		if ((u32)i >= in->buckets)
+		if (!all)
 			break;
-		h = bucket_at(c, i);
-		if (!h)
-			continue;
-		cur = *h;
-		*h = 0;
-		bpf_for(j, 0, FQ_MAX_FLOWS) {
-			struct fq_flow *f;
-			u32 next;
-
-			if (!cur)
-				break;
-			f = flow_at(cur);
-			if (!f)
-				break;
-			next = f->hnext;
-			flow_purge(c, f);
-			f->state = FQ_FREE;
-			f->key = 0;
-			f->owner = 0;
-			flow_slot_free(&in->flow_cache, cur, f);
-			cur = next;
-		}
+		f = flow_at(all);
+		if (!f)
+			break;
+		next = f->hnext;
+		flow_purge(c, f);
+		f->state = FQ_FREE;
+		f->key = 0;
+		f->owner = 0;
+		flow_slot_free(&in->flow_cache, all, f);
+		all = next;
 	}
-	reserved_init(c, flow_prio(c), FQ_KEY_PRIO, owner);
-	reserved_init(c, flow_overflow(c), FQ_KEY_OVERFLOW, owner);
+	reserved_init(c, flow_prio(c), FQ_KEY_PRIO, c->id + 1);
+	reserved_init(c, flow_overflow(c), FQ_KEY_OVERFLOW, c->id + 1);
 	in->new_head = in->new_tail = 0;
 	in->old_head = in->old_tail = 0;
 	in->idle_head = in->idle_tail = 0;
@@ -1275,7 +1448,7 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 		/* The first instance of the registration starts the flow pool. */
 		__sync_val_compare_and_swap(&pl->fresh_flows, 0, flow_first());
 	c.in->buckets = 0;
-	fq_purge(&c, c.id + 1);
+	fq_purge(&c);
 	c.in->buckets = fq_blocks(c.in, fq_nbuckets(c.cfg));
 	c.in->buckets_want = c.cfg->buckets;
 	bpf_for(i, 0, FQ_MAX_BUCKETS) {
@@ -1290,45 +1463,26 @@ int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_
 	return 0;
 }
 
-SEC("struct_ops/fq_reset")
-void BPF_PROG(fq_reset, struct Qdisc *sch)
+/* What .reset and .destroy free (QD_QDISC_OPS_RELEASE): queues and flows. */
+static __always_inline void fq_drain(struct fq_inst *in, u32 id)
 {
-	struct fq_ctx c;
+	struct fq_ctx c = { .id = id, .in = in };
 
-	if (!fq_get(sch, &c))
-		return;
-	fq_purge(&c, c.id + 1);
-	sch->q.qlen = 0;
-	sch->qstats.backlog = 0;
+	fq_purge(&c);
 }
 
-SEC("struct_ops/fq_destroy")
-void BPF_PROG(fq_destroy, struct Qdisc *sch)
+/*
+ * What only .destroy gives up: the reserved flows, left free for the next
+ * instance of the slot, and the bucket blocks beyond the slot's own.
+ */
+static __always_inline void fq_release(struct fq_inst *in, u32 id)
 {
-	struct fq_ctx c;
-	int i;
+	struct fq_ctx c = { .id = id, .in = in };
 
-	if (!fq_get(sch, &c))
-		return;
-	fq_purge(&c, 0);
-	bpf_for(i, 0, FQ_MAX_BLOCKS) {
-		u32 nb = c.in->nblocks;
-
-		if (nb <= 1)
-			break;
-		c.in->nblocks--;
-		block_put(c.in->block[(nb - 1) & (FQ_MAX_BLOCKS - 1)]);
-	}
-	c.in->buckets = 0;
-	qd_release(&slots, c.id);
+	reserved_init(&c, flow_prio(&c), FQ_KEY_PRIO, 0);
+	reserved_init(&c, flow_overflow(&c), FQ_KEY_OVERFLOW, 0);
+	fq_blocks(in, FQ_BLOCK);
+	in->buckets = 0;
 }
 
-/* The kind's id is set by qdiscctl from its descriptor. */
-SEC(".struct_ops.link")
-struct Qdisc_ops fq = {
-	.enqueue = (void *)fq_enqueue,
-	.dequeue = (void *)fq_dequeue,
-	.init = (void *)fq_init,
-	.reset = (void *)fq_reset,
-	.destroy = (void *)fq_destroy,
-};
+QD_QDISC_OPS_RELEASE(fq, struct fq_inst);

@@ -119,6 +119,7 @@ struct fq_inst {
 	__u32 nblocks;		    /* bucket blocks held, the own one included */
 	__u32 psched_mtu;	    /* the device's MTU plus link header, for quanta */
 	__u32 fast;		    /* 1: the fast slot holds a packet */
+	__u32 last_flow;	    /* the flow classify found or made last */
 	struct qd_pool_cache flow_cache; /* free flow slots this instance holds */
 	struct qd_pool_cache pkt_cache;	 /* free packet slots this instance holds */
 	__u32 block[FQ_MAX_BLOCKS]; /* bucket block of each FQ_BLOCK buckets */
