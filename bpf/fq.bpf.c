@@ -228,14 +228,22 @@ static __always_inline u64 fq_sk_key(const struct fq_ctx *c, const struct Qdisc 
 	return (u64)sk - (u64)sch + c->in->sch_addr;
 }
 
+/*
+ * cfgs may hold any value: a quantum past 2^31 would make the s32 credit
+ * never positive and stall the instance, so both are clamped where used.
+ */
 static __always_inline u32 fq_quantum(const struct fq_ctx *c)
 {
-	return c->cfg->quantum ?: 2 * c->in->psched_mtu;
+	u32 q = c->cfg->quantum ?: 2 * c->in->psched_mtu;
+
+	return q < FQ_MAX_QUANTUM ? q : FQ_MAX_QUANTUM;
 }
 
 static __always_inline u32 fq_initial_quantum(const struct fq_ctx *c)
 {
-	return c->cfg->initial_quantum ?: 10 * c->in->psched_mtu;
+	u32 q = c->cfg->initial_quantum ?: 10 * c->in->psched_mtu;
+
+	return q < FQ_MAX_INITIAL_QUANTUM ? q : FQ_MAX_INITIAL_QUANTUM;
 }
 
 static __always_inline u32 fq_nbuckets(const struct fq_cfg *cfg)

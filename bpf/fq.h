@@ -38,6 +38,10 @@
 #define FQ_BLOCK_SHIFT 10
 #define FQ_BLOCK       (1U << FQ_BLOCK_SHIFT)
 #define FQ_MAX_BUCKETS 262144 /* sch_fq's most (fq_trees_log 18) */
+
+/* The largest quanta: a flow's credit is an s32, so far below 2^31. */
+#define FQ_MAX_QUANTUM	       (1U << 20)
+#define FQ_MAX_INITIAL_QUANTUM (1U << 24)
 #define FQ_MAX_BLOCKS  (FQ_MAX_BUCKETS / FQ_BLOCK)
 #define FQ_HEADS       8 /* bucket heads an entry of the buckets map */
 
