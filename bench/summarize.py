@@ -62,6 +62,10 @@ TARGETS = [
     ("fq vs sch_fq, pktgen 1 flow", "ratio", ("pktgen", "fq", "sch_fq"), 1.0),
     ("fq vs sch_fq, pktgen 1,000 flows", "ratio", ("pktgen1000", "fq", "sch_fq"), 1.0),
     ("fq vs sch_fq, pktgen 50,000 flows", "ratio", ("pktgen50000", "fq", "sch_fq"), 1.0),
+    # Issue 12: fq's TCP throughput and request/response rate.
+    ("fq vs sch_fq, TCP 1 flow", "ratio", ("tcp1", "fq", "sch_fq"), 0.99),
+    ("fq vs sch_fq, TCP 8 flows", "ratio", ("tcp8", "fq", "sch_fq"), 0.99),
+    ("fq vs sch_fq, request/response", "ratio", ("rr", "fq", "sch_fq"), 0.99),
     ("edt vs htb, pktgen packets/s (cost)", "ratio", ("pktgen", "edt", "htb"), 1.0),
     ("edt achieved rate vs configured (1 DCTCP flow)", "abs_dev", ("shaped", "rate_ratio", "edt_dctcp"), 0.005),
     ("show -s, 1,000 qdiscs: qdiscctl / tc time", "max", ("show", "ms", "qdiscctl/tc"), 1.0),
