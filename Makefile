@@ -31,7 +31,7 @@ CFLAGS     ?= -Os -g
 WARN       := -Wall -Wextra -Wvla -Werror
 GC_SECTIONS := -ffunction-sections -fdata-sections
 CPPFLAGS   := -I. -I$(OBJ) -I$(DEPS)/libbpf/include -I$(DEPS)/libbpf/include/uapi \
-	      -I$(DEPS)/libmnl/include -D_GNU_SOURCE -DQDISCCTL_VERSION='"$(VERSION)"'
+	      -I$(DEPS)/libmnl/include -D_GNU_SOURCE -DQDISCCTL_VERSION='"$(VERSION)"' $(TEST_DEFS)
 LDLIBS     := $(DEPS)/libbpf/lib/libbpf.a $(DEPS)/libmnl/lib/libmnl.a -l:libelf.a -l:libz.a
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -fms-extensions -Wno-microsoft-anon-tag \
 	      -Wall -Werror -I bpf -I$(DEPS)/libbpf/include $(BPF_DEFS)
@@ -45,7 +45,7 @@ CMD_OBJS   := $(patsubst %.c,$(OBJ)/%.o,$(CMD_SRCS) qdiscctl.c)
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps check unit fuzz vmtest vmtools demo vmlinux format clean distclean man install alt
+.PHONY: all deps check unit fuzz vmtest vmtools demo vmlinux format clean distclean man install alt testbin
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -86,6 +86,13 @@ alt:
 	$(Q)$(MAKE) --no-print-directory OBJ=$(BUILD)/alt/obj BIN=$(BUILD)/alt/qdiscctl \
 		BPF_DEFS=-DFIFO_FIRST_POS=7 $(BUILD)/alt/qdiscctl
 
+# The same qdiscctl with the kill hook (lib/testkill.h) built in:
+# tests/vm/run ships it as qdiscctl-test for 17-kill. The shipped binary
+# carries no hook.
+testbin:
+	$(Q)$(MAKE) --no-print-directory OBJ=$(BUILD)/test/obj BIN=$(BUILD)/test/qdiscctl \
+		TEST_DEFS=-DQD_TEST_HOOKS $(BUILD)/test/qdiscctl
+
 vmlinux:
 	scripts/gen-vmlinux-h.sh bpf/vmlinux.h
 
@@ -110,10 +117,10 @@ fuzz: $(SKELS) | $(DEPS)/ok
 
 # deps first: a no-op in a second when everything is there.
 check: deps
-	$(MAKE) qdiscctl vmtools alt
+	$(MAKE) qdiscctl vmtools alt testbin
 	tests/run-all
 
-vmtest: qdiscctl vmtools alt
+vmtest: qdiscctl vmtools alt testbin
 	tests/vm/run
 
 demo: deps

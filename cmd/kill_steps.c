@@ -6,6 +6,9 @@
 #include "lib/common.h"
 #include "lib/testkill.h"
 
+/* Only the test build (make testbin) has the command, as the hook. */
+#ifdef QD_TEST_HOOKS
+
 static int run_kill_steps(int argc, char **argv)
 {
 	(void)argc;
@@ -23,3 +26,4 @@ static const struct qd_cmd kill_steps_cmd = {
 	.run = run_kill_steps,
 };
 QD_CMD_REGISTER(kill_steps_cmd);
+#endif

@@ -5,6 +5,9 @@
 
 #include "lib/testkill.h"
 
+/* Only the test build (make testbin) carries the hook. */
+#ifdef QD_TEST_HOOKS
+
 const struct qd_kill_info qd_kill_steps[QD_KILL_NSTEPS] = {
 	[QD_KILL_LOCK] = { "lock", "add, del, gc, default: nothing but the lock, which the kernel "
 				   "releases" },
@@ -33,3 +36,4 @@ void qd_test_kill(enum qd_kill_step step)
 	if (at && !strcmp(at, qd_kill_steps[step].name))
 		raise(SIGKILL);
 }
+#endif

@@ -3,8 +3,10 @@
  * Test-only fault injection: with QDISCCTL_TEST_KILL_AT=STEP in the
  * environment, qdiscctl sends itself SIGKILL when it reaches STEP, so the
  * VM tests can prove that a run killed anywhere leaves nothing the next run
- * does not clean up. Costs one getenv per run. `qdiscctl __kill-steps` lists
- * the steps; a new step is one enum entry, its name and one call.
+ * does not clean up. `qdiscctl __kill-steps` lists the steps; a new step
+ * is one enum entry, its name and one call. Only the test build (make
+ * testbin, -DQD_TEST_HOOKS) has it: in the shipped binary a step is
+ * nothing at all.
  */
 #ifndef QDISCCTL_TESTKILL_H
 #define QDISCCTL_TESTKILL_H
@@ -29,9 +31,18 @@ struct qd_kill_info {
 	const char *where; /* the commands that reach it, and what a kill there leaves */
 };
 
+#ifdef QD_TEST_HOOKS
 extern const struct qd_kill_info qd_kill_steps[QD_KILL_NSTEPS];
+#endif
 
+#ifdef QD_TEST_HOOKS
 /* SIGKILL this process if QDISCCTL_TEST_KILL_AT names step. */
 void qd_test_kill(enum qd_kill_step step);
+#else
+static inline void qd_test_kill(enum qd_kill_step step)
+{
+	(void)step;
+}
+#endif
 
 #endif

@@ -5,6 +5,9 @@
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 need qdiscctl jq bpftool flock
+# The test build (make testbin): the shipped qdiscctl has no kill hook.
+have qdiscctl-test || fail "no qdiscctl-test in the VM: make testbin"
+qdiscctl() { qdiscctl-test "$@"; }
 
 PIN=/sys/fs/bpf/qdiscctl
 # default may be killed half-way: the runner puts the sysctl back whatever happens.
