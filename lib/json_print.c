@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/json_print.h"
+#include "lib/units.h"
 
 struct out_frame {
 	bool array;
@@ -70,13 +71,9 @@ bool out_in_object(void)
 /* v in decimal, without vfprintf's thousand instructions per number. */
 static void put_u64(FILE *f, uint64_t v)
 {
-	char buf[20], *p = buf + sizeof(buf);
+	char buf[UNITS_BUF];
 
-	do
-		*--p = '0' + v % 10;
-	while (v /= 10);
-	while (p < buf + sizeof(buf))
-		putc_unlocked(*p++, f);
+	fputs_unlocked(sprint_u64(v, "", buf, sizeof(buf)), f);
 }
 
 static void put_i64(FILE *f, int64_t v)
