@@ -125,7 +125,7 @@ static int set_default(const struct qd_kind *k, const void *cfg)
 		return QD_EXIT_FAIL;
 	}
 	/* Where the old value is kept must be ours before anything changes. */
-	dir = qd_save_dir(SAVED_DIR, true);
+	dir = qd_own_dir(SAVED_DIR, true, true);
 	if (dir < 0)
 		return QD_EXIT_FAIL;
 	close(dir);

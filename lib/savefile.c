@@ -49,11 +49,6 @@ fail:
 	return err;
 }
 
-int qd_save_dir(const char *dir, bool create)
-{
-	return qd_own_dir(dir, create, true);
-}
-
 int qd_save_read(const char *path, char *buf, size_t len)
 {
 	struct stat st;

@@ -18,8 +18,6 @@
  * when say.
  */
 int qd_own_dir(const char *dir, bool create, bool say);
-/* qd_own_dir for the save files' directory, saying why it fails. */
-int qd_save_dir(const char *dir, bool create);
 
 /*
  * The text of save file path into buf (NUL-terminated, at most len - 1

@@ -702,7 +702,7 @@ int qd_sysctl_saved_remove(const struct qd_sysctl_env *env)
 int qd_sysctl_lock(const struct qd_sysctl_env *env)
 {
 	/* Only its user can open it, so nobody else can hold its lock. */
-	int fd = qd_save_dir(env->state_dir, true);
+	int fd = qd_own_dir(env->state_dir, true, true);
 
 	if (fd < 0)
 		return fd;

@@ -31,8 +31,8 @@ static void test_dir(void)
 	struct stat st;
 	int fd;
 
-	CHECK_INT(qd_save_dir(at("none"), false), -ENOENT);
-	fd = qd_save_dir(at("state"), true);
+	CHECK_INT(qd_own_dir(at("none"), false, true), -ENOENT);
+	fd = qd_own_dir(at("state"), true, true);
 	CHECK(fd >= 0);
 	close(fd);
 	CHECK_INT(stat(at("state"), &st), 0);
@@ -40,9 +40,9 @@ static void test_dir(void)
 	/* Open to others, or a symlink in its place: refused. */
 	CHECK_INT(mkdir(at("open"), 0700), 0);
 	CHECK_INT(chmod(at("open"), 0777), 0);
-	CHECK_INT(qd_save_dir(at("open"), true), -EPERM);
+	CHECK_INT(qd_own_dir(at("open"), true, true), -EPERM);
 	CHECK_INT(symlink(at("state"), at("link")), 0);
-	CHECK(qd_save_dir(at("link"), true) < 0);
+	CHECK(qd_own_dir(at("link"), true, true) < 0);
 }
 
 static void test_files(void)
