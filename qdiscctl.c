@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 	if (qd_opts.netns) {
 		err = netns_enter(qd_opts.netns);
 		if (err) {
-			qd_err("cannot enter network namespace \"%s\": %s", qd_opts.netns,
+			qd_err("cannot enter network namespace \"%s\": %s", qd_tok(qd_opts.netns),
 			       strerror(-err));
 			return QD_EXIT_FAIL;
 		}
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 	if (qd_opts.batch) {
 		if (cl.cmd_index) {
 			qd_err("-b takes its commands from the file, not \"%s\"",
-			       argv[cl.cmd_index]);
+			       qd_tok(argv[cl.cmd_index]));
 			return QD_EXIT_USAGE;
 		}
 		return batch_run(qd_opts.batch, qd_opts.force, run_line);

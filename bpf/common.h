@@ -186,7 +186,12 @@ static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *slots, void
 	if (!h || !cfg)
 		return -ENOSPC;
 	sch->limit = id + 1;
-	__builtin_memcpy(cfg, src, cfg_size);
+	/*
+	 * As u64s: map values are 8-byte aligned and every cfg a multiple of
+	 * 8 bytes; through void pointers clang copies byte by byte (7 KB of
+	 * edt_init).
+	 */
+	__builtin_memcpy((u64 *)cfg, (const u64 *)src, cfg_size);
 	h->handle = sch->handle;
 	h->place = place;
 	bpf_map_delete_elem(pending, &place);
@@ -203,6 +208,26 @@ static __always_inline s64 qd_init_instance(struct Qdisc *sch, void *slots, void
 #define ENQ_SKB(ctx)	 ((struct sk_buff *)(ctx)[0])
 #define ENQ_SCH(ctx)	 ((struct Qdisc *)(ctx)[1])
 #define ENQ_TO_FREE(ctx) ((struct bpf_sk_buff_ptr *)(ctx)[2])
+
+/*
+ * The end of an enqueue that counted its packet in qlen and backlog and
+ * put it with bpf_kptr_xchg into a slot it knew free: old is what the
+ * slot held. It cannot be a packet; should it be one, that packet is
+ * dropped (and uncounted) rather than leaked.
+ */
+static __always_inline int qd_enq_stored(unsigned long long *ctx, struct sk_buff *old)
+{
+	struct Qdisc *sch;
+
+	if (!old)
+		return NET_XMIT_SUCCESS;
+	sch = ENQ_SCH(ctx);
+	sch->q.qlen--;
+	sch->qstats.backlog -= qdisc_pkt_len(old);
+	sch->qstats.drops++;
+	bpf_qdisc_skb_drop(old, ENQ_TO_FREE(ctx));
+	return NET_XMIT_DROP;
+}
 
 /*
  * A kind's .reset and .destroy, and its Qdisc_ops: both free what the

@@ -10,15 +10,22 @@
  * Packets of local sockets in a cgroup given its own rate (the socket's
  * cgroup or its nearest ancestor with an entry) form a class with a clock
  * of that rate, kept the same way: a class packet may leave when both its
- * class and the link allow. Since both clocks run at dequeue, a rate
- * changed live applies to the packets already queued. Any packet waits
- * for its sender's EDT stamp (TCP's pacing, SO_TXTIME), if it has one.
+ * class and the link allow. A class with a ceil above its rate has a
+ * second clock at the ceil: when its rate's clock holds its head but the
+ * ceil's does not, the packet may borrow the link's spare time, which
+ * goes to the lowest prio among such classes, and within a prio to the
+ * one with the least borrowed bytes / weight since it last had to wait
+ * (start-time fair queueing, the way htb's DRR lends by quantum). Every
+ * clock runs at dequeue, so a rate or ceil changed live applies to the
+ * packets already queued. Any packet waits for its sender's EDT stamp
+ * (TCP's pacing, SO_TXTIME), if it has one.
  * Each class is a FIFO in time order: a list of slots of the packet pool
  * every instance of the registration shares (pool.h), so an instance
  * holds slots only for the packets it queues, plus at most two batches of
- * free ones. Dequeue sends a due cgroup packet first, else a due default
- * one: a cgroup gets its rate while the link has room for the sum of
- * them, and the rest of the link goes to the default class. The link
+ * free ones. Dequeue sends a cgroup packet its rate lets go first, else a
+ * default one its default_rate (unlimited unless set) lets go, else a
+ * borrowing one: a cgroup gets its rate while the link has room for the
+ * sum of them, and the rest goes to the default class, or is lent. The link
  * clock counts a packet when it leaves, never while its class holds it, so
  * a slow class neither wastes nor borrows the link's time.
  *
@@ -42,6 +49,7 @@
  */
 #include "common.h"
 #include <bpf/bpf_endian.h>
+#include "ecn.h"
 #include "edt.h"
 #include "pool.h"
 
@@ -52,14 +60,9 @@ char _license[] SEC("license") = "GPL";
 #define IPPROTO_TCP    6
 #define SOCK_STREAM    1
 
-#define TC_ACT_OK   0
-#define TC_H_ROOT   0xFFFFFFFFU
-#define ETH_P_IP    0x0800
-#define ETH_P_IPV6  0x86DD
-#define INET_ECN_CE 3
+#define TC_H_ROOT 0xFFFFFFFFU
 
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
 extern int bpf_dynptr_from_skb(struct __sk_buff *s, u64 flags,
 			       struct bpf_dynptr *ptr__uninit) __ksym;
 
@@ -153,6 +156,151 @@ static __always_inline u32 edt_class_of(const struct sock *sk, const struct edt_
 	return 0;
 }
 
+/*
+ * cfgs may hold any value (any program with the pinned map can write
+ * one): what edt reads from it is clamped to its option's range where
+ * used, and no arithmetic on it can overflow.
+ */
+static __always_inline u64 cfg_rate(u64 rate)
+{
+	/* Instances tc made without qdiscctl have no rate: they only keep EDT. */
+	return rate ?: ~0ULL;
+}
+
+static __always_inline u64 cfg_min(u64 v, u64 max)
+{
+	return v < max ? v : max;
+}
+
+/* A class's options, clamped: class 0 is the default class, c > 0 cgroup c - 1's. */
+struct edt_par {
+	u64 rate, ceil, burst;
+	u32 prio, weight;
+};
+
+static __always_inline void class_par(const struct edt_cfg *cfg, u32 c, struct edt_par *p)
+{
+	u64 rate = cfg->default_rate, ceil = cfg->default_ceil, burst = 0;
+	u32 prio = cfg->default_prio, weight = cfg->default_weight, g = c - 1;
+
+	if (c && g < EDT_CGROUPS) {
+		/*
+		 * Masked, not only compared: clang selects between the
+		 * fields' addresses before the test, and the verifier must
+		 * see every address within cfg.
+		 */
+		const struct edt_cgroup *e = &cfg->cgroups[g & (EDT_CGROUPS - 1)];
+
+		rate = e->rate;
+		ceil = e->ceil;
+		burst = e->burst;
+		prio = e->prio;
+		weight = e->weight;
+	}
+	p->rate = cfg_rate(rate);
+	p->ceil = ceil > p->rate ? ceil : p->rate;
+	p->burst = cfg_min(burst ?: cfg->burst, EDT_MAX_BURST);
+	p->prio = prio < EDT_PRIOS ? prio : EDT_PRIOS - 1;
+	p->weight = weight ? cfg_min(weight, EDT_MAX_WEIGHT) : 1;
+}
+
+/*
+ * The lowest set bit's number, of v != 0: the bits below it counted
+ * (BPF has no such instruction, and a table would be a map that bpffs
+ * cannot pin under its name).
+ */
+static __always_inline u32 ctz32(u32 v)
+{
+	u32 x = (v & -v) - 1;
+
+	x -= (x >> 1) & 0x55555555;
+	x = (x & 0x33333333) + ((x >> 2) & 0x33333333);
+	x = (x + (x >> 4)) & 0x0F0F0F0F;
+	return (x * 0x01010101) >> 24;
+}
+
+/* The longest time xmit_ns answers: centuries, yet sums of a few never wrap. */
+#define EDT_MAX_NS (~0ULL >> 2)
+
+/*
+ * ns that bytes take at rate (bytes/s, not 0), without overflow. A global
+ * function: the verifier checks it once, not its branches at every use
+ * (inlined, they took edt_enqueue past the verifier's jump history).
+ */
+__noinline u64 xmit_ns(u64 bytes, u64 rate)
+{
+	u64 s;
+
+	if (bytes <= ~0ULL / NSEC_PER_SEC)
+		return bytes * NSEC_PER_SEC / rate;
+	s = bytes / rate;
+	if (s >= EDT_MAX_NS / NSEC_PER_SEC)
+		return EDT_MAX_NS;
+	bytes -= s * rate; /* < rate, which is above 2^34 only for 137 Gbit/s and more */
+	return s * NSEC_PER_SEC + (rate <= ~0ULL / NSEC_PER_SEC ? bytes * NSEC_PER_SEC / rate
+								: bytes / (rate / NSEC_PER_SEC));
+}
+
+/* xmit_ns, with the call saved for an unlimited rate (cfg_rate's ~0), which takes no time. */
+static __always_inline u64 xmit(u64 bytes, u64 rate)
+{
+	return rate == ~0ULL ? 0 : xmit_ns(bytes, rate);
+}
+
+/*
+ * xmit for the link's rate, the one every packet advances: by a 32.32
+ * fixed-point multiplier kept with the rate it is for instead of a
+ * division. It differs from xmit_ns by at most 1 ns (both round down).
+ * Only from 31.25 Mbit/s (2^40 ns << 32 / NSEC_PER_SEC bytes/s) and for less
+ * than 16 MB, so that the product stays within 64 bits. Dequeue keeps the
+ * multiplier (link_inv); enqueue and edt_ce_mark, which runs outside the
+ * qdisc's lock, only read it.
+ */
+#define EDT_INV_MIN_RATE  (NSEC_PER_SEC >> 8)
+#define EDT_INV_MAX_BYTES (1ULL << 24)
+
+static __always_inline u64 link_xmit(const struct edt_inst *in, u64 bytes, u64 rate)
+{
+	u64 inv = in->inv;
+
+	if (in->inv_rate == rate && inv && inv < (1ULL << 40) && bytes < EDT_INV_MAX_BYTES)
+		return (bytes * inv) >> 32;
+	return xmit(bytes, rate);
+}
+
+static __always_inline void link_inv(struct edt_inst *in, u64 rate)
+{
+	if (in->inv_rate == rate)
+		return;
+	/*
+	 * inv first: a reader that sees the new rate sees its multiplier
+	 * (0 for cfg_rate's unlimited ~0, which takes no time).
+	 */
+	in->inv = rate > EDT_INV_MIN_RATE ? (NSEC_PER_SEC << 32) / rate : 0;
+	barrier();
+	in->inv_rate = rate;
+}
+
+/*
+ * A clock of rate bytes/s is never further ahead of now than its last
+ * packet takes at that rate: dequeue advances it by one packet only when
+ * it is due. So once a rate is changed (or cfgs rewritten) a clock a slow
+ * rate left far ahead is pulled back at the next packet, instead of
+ * holding the queue for what the old rate charged.
+ */
+static __always_inline u64 clock_bound(u64 *clock, u64 now, u32 last_len, u64 rate)
+{
+	u64 most;
+
+	/* Mostly a clock is not ahead at all: no division then. */
+	if (*clock <= now)
+		return *clock;
+	most = now + xmit(last_len, rate);
+	if (*clock > most)
+		*clock = most;
+	return *clock;
+}
+
 static __always_inline u32 tcp_in_flight(const struct sock *sk)
 {
 	const struct tcp_sock *tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
@@ -178,10 +326,55 @@ static __always_inline u8 ip_ecn(struct sk_buff *skb)
 	return 0;
 }
 
-/* When a cgroup's class, by its own rate, can send its last queued byte. */
-static __always_inline u64 class_done(const struct edt_class *q, u64 crate, u64 now)
+/*
+ * The rate a class is expected to send at: what it sent in its last
+ * window, within its rate and ceil (its rate until it has sent).
+ */
+static __always_inline u64 class_pace(const struct edt_class *q, const struct edt_par *p)
 {
-	return (q->t_next > now ? q->t_next : now) + q->backlog * NSEC_PER_SEC / crate;
+	u64 r = q->rate_est;
+
+	return r < p->rate ? p->rate : r > p->ceil ? p->ceil : r;
+}
+
+/* When a cgroup's class, at its pace, can send its last queued byte. */
+static __always_inline u64 class_done(const struct edt_class *q, const struct edt_par *p, u64 now)
+{
+	u64 t = q->t_next, pace = class_pace(q, p);
+
+	/* Borrowing, it may go before its rate's clock. */
+	if (pace > p->rate && q->t_ceil < t)
+		t = q->t_ceil;
+	return (t > now ? t : now) + xmit(q->backlog, pace);
+}
+
+/*
+ * Of cgroup class c's backlog, the bytes its pace lets out from its clock
+ * until t. A global function, as edt_eval.
+ */
+__noinline u64 class_ahead(const struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u64 now,
+			   u64 t)
+{
+	const struct edt_class *q;
+	struct edt_par par;
+	u64 r, n, d, from;
+	u32 g;
+
+	g = c - 1;
+	if (!in || !cfg || g >= EDT_CGROUPS)
+		return 0;
+	/* Masked, not only compared, and the mask kept from clang: it tests g and would index by c.
+	 */
+	barrier_var(g);
+	q = &in->classes[1 + (g & (EDT_CGROUPS - 1))];
+	if (!q->backlog)
+		return 0;
+	class_par(cfg, c, &par);
+	r = class_pace(q, &par); /* ~0: no rate, all of it counts */
+	from = q->t_next > now ? q->t_next : now;
+	d = t > from ? (t - from) / 1000 : 0; /* us */
+	n = r && d < ~0ULL / r ? d * r / 1000000 : q->backlog;
+	return n < q->backlog ? n : q->backlog;
 }
 
 /*
@@ -193,24 +386,20 @@ static __always_inline u64 class_done(const struct edt_class *q, u64 crate, u64 
 static __always_inline u64 edt_estimate(const struct edt_inst *in, const struct edt_cfg *cfg,
 					u64 now, u64 ready, u64 rate)
 {
-	u64 t = in->t_next > now ? in->t_next : now, more = 0, r, n, d, from;
-	int c;
+	u64 t = in->t_next > now ? in->t_next : now, more = 0;
+	u32 busy = in->busy & ~1U;
+	int i;
 
 	if (in->classes[0].backlog)
-		t += in->classes[0].backlog * NSEC_PER_SEC / rate;
-	if (in->busy & ~1U) {
-		bpf_for(c, 1, EDT_CLASSES) {
-			const struct edt_class *q = &in->classes[c];
-
-			if (!q->backlog)
-				continue;
-			r = cfg->cgroups[c - 1].rate;
-			from = q->t_next > now ? q->t_next : now;
-			d = t > from ? (t - from) / 1000 : 0; /* us */
-			n = r && d < ~0ULL / r ? d * r / 1000000 : q->backlog;
-			more += n < q->backlog ? n : q->backlog;
+		t += link_xmit(in, in->classes[0].backlog, rate);
+	if (busy) {
+		bpf_for(i, 0, EDT_CGROUPS) {
+			if (!busy)
+				break;
+			more += class_ahead(in, cfg, ctz32(busy), now, t);
+			busy &= busy - 1;
 		}
-		t += more * NSEC_PER_SEC / rate;
+		t += link_xmit(in, more, rate);
 	}
 	return t > ready ? t : ready;
 }
@@ -221,8 +410,9 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch), c, p;
 	struct edt_inst *in = bpf_map_lookup_elem(&insts, &id);
 	struct edt_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
-	u64 now, ready, stamp, snd, delay, lag, rate, crate;
+	u64 now, ready, stamp, snd, delay, lag, rate;
 	struct edt_class *q = NULL;
+	struct edt_par par;
 	const struct sock *sk;
 	struct edt_slot *s, *t;
 	int ret = NET_XMIT_SUCCESS;
@@ -238,39 +428,43 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	if (c && q->id != cfg->cgroups[c - 1].id) {
 		/* The entry went to another cgroup since: its counters start again. */
 		q->id = cfg->cgroups[c - 1].id;
-		q->bytes = q->packets = q->drops = 0;
+		q->bytes = q->packets = q->drops = q->borrowed = q->rate_est = 0;
 	}
-	if (sch->q.qlen >= cfg->limit || (c && q->qlen >= EDT_CGROUP_LIMIT)) {
+	if (sch->q.qlen >= cfg_min(cfg->limit, EDT_MAX_PACKETS) ||
+	    (c && q->qlen >= EDT_CGROUP_LIMIT)) {
 		in->stats.cap_drops++;
 		goto drop;
 	}
 	now = bpf_ktime_get_ns();
-	/* Instances tc made without qdiscctl have no rate: they only keep EDT. */
-	rate = cfg->rate ?: ~0ULL;
+	rate = cfg_rate(cfg->rate);
+	clock_bound(&in->t_next, now, in->last_len, rate);
 	/* A sender's own departure time (TCP's EDT, SO_TXTIME) is kept. */
 	snd = qd_time_to_send(skb, now);
 	stamp = snd > now ? snd : now;
 	/* FIFO order: never before the default class's previous packet. */
-	if (!c && stamp < q->t_next)
-		stamp = q->t_next;
+	if (!c && stamp < q->t_last)
+		stamp = q->t_last;
 	ready = stamp;
 	if (c) {
-		crate = cfg->cgroups[c - 1].rate ?: ~0ULL;
-		lag = class_done(q, crate, now);
+		class_par(cfg, c, &par);
+		clock_bound(&q->t_next, now, q->last_len, par.rate);
+		lag = class_done(q, &par, now);
 		if (lag > ready)
 			ready = lag;
 	}
 	delay = edt_estimate(in, cfg, now, ready, rate) - now;
 
-	if (delay > cfg->horizon) {
-		if ((sk && cfg->backpressure) || (tcp && tcp_in_flight(sk) < cfg->min_inflight)) {
+	if (delay > cfg_min(cfg->horizon, EDT_MAX_HORIZON)) {
+		if ((sk && cfg->backpressure) ||
+		    (tcp && tcp_in_flight(sk) < cfg_min(cfg->min_inflight, EDT_MAX_MIN_INFLIGHT))) {
 			in->stats.held_back++;
 		} else {
 			in->stats.horizon_drops++;
 			goto drop;
 		}
 	}
-	if (tcp && delay > cfg->ce_threshold && ip_ecn(skb) != INET_ECN_CE) {
+	if (tcp && delay > cfg_min(cfg->ce_threshold, EDT_MAX_HORIZON) &&
+	    ip_ecn(skb) != INET_ECN_CE) {
 		in->stats.cn_signals++;
 		ret = NET_XMIT_CN;
 	}
@@ -291,7 +485,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	q->qlen++;
 	q->backlog += len;
 	if (!c)
-		q->t_next = stamp;
+		q->t_last = stamp;
 	in->busy |= 1U << c;
 	sch->q.qlen++;
 	sch->qstats.backlog += len;
@@ -310,68 +504,146 @@ drop:
 	return NET_XMIT_DROP;
 }
 
-/*
- * The class to send from now: a cgroup's class whose head is due, by its
- * stamp and its class's clock (the earliest such), else the default class
- * if its head is due, since a cgroup gets its rate while the link has room
- * for the sum of them, and its head's slot in *head. EDT_CLASSES, with
- * *when the earliest time a head is due, when none is.
- */
-static __always_inline u32 edt_pick(struct edt_inst *in, u64 now, u64 *when, struct edt_slot **head)
+/* a is before b, for virtual times that may wrap. */
+static __always_inline bool vt_before(u64 a, u64 b)
 {
-	u32 busy = in->busy, best = EDT_CLASSES;
-	u64 due = ~0ULL, t;
-	int c;
-	struct edt_slot *s;
+	return (s64)(a - b) < 0;
+}
 
-	*when = ~0ULL;
-	*head = NULL;
-	if (busy & ~1U) {
-		bpf_for(c, 1, EDT_CLASSES) {
-			if (!(busy & (1U << c)))
-				continue;
-			s = pkt_at(in->classes[c].head);
-			if (!s)
-				continue;
-			t = s->time_to_send;
-			if (t < in->classes[c].t_next)
-				t = in->classes[c].t_next;
-			if (t < *when)
-				*when = t;
-			if (t <= now && t < due) {
-				due = t;
-				best = c;
-				*head = s;
-			}
+/* A class's virtual time as it borrows: never behind its prio's, so idle time earns nothing. */
+static __always_inline u64 class_vt(const struct edt_inst *in, const struct edt_class *q, u32 prio)
+{
+	u64 v = in->vtime[prio & (EDT_PRIOS - 1)];
+
+	return vt_before(q->vt, v) ? v : q->vt;
+}
+
+/* What edt_pick has found so far, on dequeue's stack. */
+struct edt_pick {
+	u64 due;     /* of best */
+	u64 when;    /* the earliest time a head that is not due now will be */
+	u64 lend_vt; /* of lend */
+	u32 best;    /* a cgroup's class its rate lets go, or EDT_CLASSES */
+	u32 lend;    /* the class to lend to, or EDT_CLASSES */
+	u32 lend_prio;
+	u32 def; /* the default class's head may go */
+};
+
+/*
+ * Weigh class c for edt_pick. A global function: the verifier checks it
+ * once, and dequeue's loop over the busy classes carries no state of it
+ * (6.17's verifier, which does not widen loop scalars, gave up on edt_pick
+ * when the loop carried its candidates).
+ */
+__noinline int edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u64 now,
+			struct edt_pick *pk)
+{
+	struct edt_class *q;
+	struct edt_slot *s;
+	struct edt_par par;
+	u64 t, tc, v, head;
+
+	if (!in || !cfg || !pk || c >= EDT_CLASSES)
+		return 0;
+	/* The test on c itself, not on what clang derives from it. */
+	barrier_var(c);
+	q = &in->classes[c];
+	s = pkt_at(q->head);
+	if (!s)
+		return 0;
+	head = s->time_to_send;
+	class_par(cfg, c, &par);
+	t = clock_bound(&q->t_next, now, q->last_len, par.rate);
+	if (t < head)
+		t = head;
+	if (t <= now) {
+		if (!c) {
+			pk->def = 1;
+		} else if (t < pk->due) {
+			pk->due = t;
+			pk->best = c;
 		}
-		if (best < EDT_CLASSES)
-			return best;
+		return 0;
 	}
-	if (busy & 1) {
-		s = pkt_at(in->classes[0].head);
-		if (s) {
-			t = s->time_to_send;
-			if (t <= now) {
-				*head = s;
-				return 0;
-			}
-			if (t < *when)
-				*when = t;
+	if (par.ceil > par.rate) {
+		tc = clock_bound(&q->t_ceil, now, q->last_len, par.ceil);
+		if (tc < head)
+			tc = head;
+		if (tc < t)
+			t = tc;
+		v = class_vt(in, q, par.prio);
+		if (tc <= now && (par.prio < pk->lend_prio ||
+				  (par.prio == pk->lend_prio && vt_before(v, pk->lend_vt)))) {
+			pk->lend = c;
+			pk->lend_prio = par.prio;
+			pk->lend_vt = v;
 		}
 	}
-	return EDT_CLASSES;
+	if (t < pk->when)
+		pk->when = t;
+	return 0;
 }
 
 /*
- * Advance a clock of rate bytes/s by len, from no earlier than `burst` ago.
+ * The class to send from now: a cgroup's class whose head its rate lets
+ * go (the earliest such), else the default class if its default_rate
+ * does, since a cgroup gets its rate while the link has room for the sum
+ * of them; else, with *borrow set, the class whose ceil lets its head go
+ * at the lowest prio, and of those the one with the least virtual time.
+ * EDT_CLASSES, with *when the earliest time a head is due, when none is.
+ * Only the busy classes are weighed, the default class alone without a
+ * loop.
+ */
+static __always_inline u32 edt_pick(struct edt_inst *in, const struct edt_cfg *cfg, u64 now,
+				    u64 *when, bool *borrow)
+{
+	struct edt_pick pk = {
+		.due = ~0ULL,
+		.when = ~0ULL,
+		.best = EDT_CLASSES,
+		.lend = EDT_CLASSES,
+		.lend_prio = EDT_PRIOS,
+	};
+	u32 busy = in->busy;
+	int i;
+
+	if (busy == 1) {
+		edt_eval(in, cfg, 0, now, &pk);
+	} else {
+		bpf_for(i, 0, EDT_CLASSES) {
+			if (!busy)
+				break;
+			edt_eval(in, cfg, ctz32(busy), now, &pk);
+			busy &= busy - 1;
+		}
+	}
+	*when = pk.when;
+	*borrow = false;
+	if (pk.best < EDT_CLASSES)
+		return pk.best;
+	if (pk.def)
+		return 0;
+	if (pk.lend < EDT_CLASSES)
+		*borrow = true;
+	return pk.lend;
+}
+
+/*
+ * Advance a clock of rate bytes/s by ns (a packet's time at that rate),
+ * from no earlier than `burst` ago.
  * burst 0 (auto): 1 ms at the rate, at least EDT_AUTO_BURST bytes; at high
  * rates a few packets' worth would be less than the gaps a single TCP
  * flow leaves between its GSO packets, and that time would be lost.
  */
-static __always_inline u64 clock_after(u64 clock, u64 now, u32 len, u64 rate, u64 burst)
+static __always_inline u64 clock_after(u64 clock, u64 now, u64 ns, u64 rate, u64 burst)
 {
-	u64 lag = (burst ?: EDT_AUTO_BURST) * NSEC_PER_SEC / rate;
+	u64 lag;
 
+	/* auto at more than EDT_AUTO_BURST bytes per ms is the 1 ms: no division then. */
+	if (!burst && rate >= EDT_AUTO_BURST * 1000)
+		lag = NSEC_PER_SEC / 1000;
+	else
+		lag = xmit(burst ?: EDT_AUTO_BURST, rate);
 	if (!burst && lag < NSEC_PER_SEC / 1000)
 		lag = NSEC_PER_SEC / 1000;
 
@@ -379,7 +651,7 @@ static __always_inline u64 clock_after(u64 clock, u64 now, u32 len, u64 rate, u6
 		lag = now;
 	if (clock + lag < now)
 		clock = now - lag;
-	return clock + len * NSEC_PER_SEC / rate;
+	return clock + ns;
 }
 
 SEC("struct_ops/edt_dequeue")
@@ -390,8 +662,10 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	struct edt_class *q;
 	struct edt_slot *s;
 	struct sk_buff *skb;
-	u64 now, when;
+	u64 now, when, slack, v, rate;
+	struct edt_par par;
 	u32 id, len, c, p;
+	bool borrow = false, plain;
 
 	if (!sch->q.qlen)
 		return NULL;
@@ -401,40 +675,86 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	if (!in || !cfg)
 		return NULL;
 	now = bpf_ktime_get_ns();
-	if (in->t_next > now) {
-		bpf_qdisc_watchdog_schedule(sch, in->t_next, cfg->timer_slack);
+	slack = cfg_min(cfg->timer_slack, EDT_MAX_TIMER_SLACK);
+	rate = cfg_rate(cfg->rate);
+	if (clock_bound(&in->t_next, now, in->last_len, rate) > now) {
+		bpf_qdisc_watchdog_schedule(sch, in->t_next, slack);
 		return NULL;
 	}
-	c = edt_pick(in, now, &when, &s);
-	if (c >= EDT_CLASSES || !s) {
-		if (when != ~0ULL)
-			bpf_qdisc_watchdog_schedule(sch, when, cfg->timer_slack);
-		return NULL;
+	/*
+	 * Only packets of no cgroup entry, and no default_rate: the link's
+	 * clock and the head's stamp alone decide (what edt_pick would,
+	 * without weighing the classes).
+	 */
+	plain = in->busy == 1 && !cfg->default_rate;
+	if (plain) {
+		c = 0;
+	} else {
+		c = edt_pick(in, cfg, now, &when, &borrow);
+		if (c >= EDT_CLASSES) {
+			if (when != ~0ULL)
+				bpf_qdisc_watchdog_schedule(sch, when, slack);
+			return NULL;
+		}
 	}
 	q = &in->classes[c];
+	s = pkt_at(q->head);
+	if (!s)
+		return NULL;
+	if (plain && s->time_to_send > now) {
+		bpf_qdisc_watchdog_schedule(sch, s->time_to_send, slack);
+		return NULL;
+	}
 	skb = bpf_kptr_xchg(&s->skb, NULL);
 	p = q->head;
 	q->head = s->next;
+	pkt_free(&in->pkt_cache, p, s);
 	if (!--q->qlen)
 		in->busy &= ~(1U << c);
-	pkt_free(&in->pkt_cache, p, s);
 	if (!skb)
 		return NULL;
 	len = qdisc_pkt_len(skb);
 	sch->q.qlen--;
 	sch->qstats.backlog -= len;
 	q->backlog -= len;
-	/* Only the cgroups' counters are shown. */
+
+	/*
+	 * After idle time a clock may lag by `burst`: that much leaves at
+	 * once. A borrowed packet is the link's, not its class's rate's: the
+	 * rate's clock keeps the class's guarantee for the next one.
+	 */
+	link_inv(in, rate);
+	in->t_next = clock_after(in->t_next, now, link_xmit(in, len, rate), rate,
+				 cfg_min(cfg->burst, EDT_MAX_BURST));
+	in->last_len = len;
+	if (!plain) {
+		class_par(cfg, c, &par);
+		/* An unlimited class's clocks hold nothing back: they are not kept. */
+		if (!borrow && par.rate != ~0ULL)
+			q->t_next = clock_after(q->t_next, now, xmit(len, par.rate), par.rate,
+						par.burst);
+		if (par.ceil > par.rate)
+			q->t_ceil = clock_after(q->t_ceil, now, xmit(len, par.ceil), par.ceil,
+						par.burst);
+		q->last_len = len;
+		if (borrow) {
+			q->borrowed += len;
+			v = class_vt(in, q, par.prio);
+			in->vtime[par.prio & (EDT_PRIOS - 1)] = v;
+			q->vt = v + (u64)len * EDT_WEIGHT_SCALE / par.weight;
+		}
+	}
+	/* Only the cgroups' counters and rates are shown, and paced by (class_pace). */
 	if (c) {
 		q->bytes += len;
 		q->packets++;
+		q->win_bytes += len;
+		if (now - q->win_start >= RATE_WINDOW_NS) {
+			q->rate_est = q->win_bytes * NSEC_PER_SEC / (now - q->win_start);
+			q->win_start = now;
+			q->win_bytes = 0;
+		}
 	}
-
-	/* After idle time a clock may lag by `burst`: that much leaves at once. */
-	in->t_next = clock_after(in->t_next, now, len, cfg->rate ?: ~0ULL, cfg->burst);
-	if (c)
-		q->t_next = clock_after(q->t_next, now, len, cfg->cgroups[c - 1].rate ?: ~0ULL,
-					cfg->burst);
 
 	in->win_bytes += len;
 	if (now - in->win_start >= RATE_WINDOW_NS) {
@@ -477,10 +797,17 @@ static __noinline void edt_drain(struct edt_inst *in, u32 id)
 		q->qlen = 0;
 		q->backlog = 0;
 		q->t_next = 0;
+		q->t_ceil = 0;
+		q->t_last = 0;
+		q->vt = 0;
+		q->last_len = 0;
 	}
 	pkt_return(&in->pkt_cache);
+	bpf_for(c, 0, EDT_PRIOS)
+		in->vtime[c & (EDT_PRIOS - 1)] = 0;
 	in->busy = 0;
 	in->t_next = 0;
+	in->last_len = 0;
 }
 
 SEC("struct_ops/edt_init")
@@ -489,6 +816,7 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
 	struct edt_inst *in;
 	s64 slot;
 	u32 id;
+	int i;
 
 	slot = qd_init_instance(sch, &slots, &cfgs, &pending, sizeof(struct edt_cfg));
 	if (slot < 0)
@@ -498,11 +826,19 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
 	if (!in)
 		return -ENOSPC;
 	__builtin_memset(&in->stats, 0, sizeof(in->stats));
-	__builtin_memset(in->classes, 0, sizeof(in->classes));
+	/* One class at a time: all of them at once is past what clang inlines for BPF. */
+	bpf_for(i, 0, EDT_CLASSES)
+		__builtin_memset(&in->classes[i], 0, sizeof(in->classes[0]));
+	/* An iterator: clang makes a loop of stores a memset, too long for BPF. */
+	bpf_for(i, 0, EDT_PRIOS)
+		in->vtime[i & (EDT_PRIOS - 1)] = 0;
 	/* The slot's last owner gave everything back in its .destroy. */
 	__builtin_memset(&in->pkt_cache, 0, sizeof(in->pkt_cache));
 	in->busy = 0;
 	in->t_next = 0;
+	in->last_len = 0;
+	in->inv_rate = 0;
+	in->inv = 0;
 	in->win_start = bpf_ktime_get_ns();
 	in->win_bytes = 0;
 	return 0;
@@ -513,29 +849,6 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
  * root edt instance will send later than ce_threshold from now. The instance is the one whose slot
  * the root qdisc's limit names, if it sits there.
  */
-/*
- * Whether the packet may be ECN-capable and not yet marked (ECT(0) or
- * ECT(1)); read directly behind an Ethernet header, else assumed.
- */
-#define ETH_HLEN 14
-static __always_inline bool maybe_ect(struct __sk_buff *ctx, const struct sk_buff *skb)
-{
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	u8 *ip = data + ETH_HLEN, ecn;
-
-	if (skb->network_header - skb->mac_header != ETH_HLEN)
-		return true;
-	if ((void *)(ip + 2) > end)
-		return false;
-	if (ctx->protocol == bpf_htons(ETH_P_IP))
-		ecn = ip[1] & 3;
-	else if (ctx->protocol == bpf_htons(ETH_P_IPV6))
-		ecn = (ip[1] >> 4) & 3;
-	else
-		return false;
-	return ecn == 1 || ecn == 2;
-}
-
 SEC("tc")
 int edt_ce_mark(struct __sk_buff *ctx)
 {
@@ -550,7 +863,7 @@ int edt_ce_mark(struct __sk_buff *ctx)
 	u32 id, c;
 
 	/* Most packets cannot be marked: they cost this test only. */
-	if (!q || !maybe_ect(ctx, skb))
+	if (!q || !qd_maybe_ect(ctx, skb))
 		return TC_ACT_OK;
 	id = q->limit - 1;
 	h = bpf_map_lookup_elem(&slots, &id);
@@ -563,9 +876,14 @@ int edt_ce_mark(struct __sk_buff *ctx)
 	now = bpf_ktime_get_ns();
 	ready = now;
 	c = edt_class_of(local_sock(skb, &tcp), cfg);
-	if (c && c < EDT_CLASSES)
-		ready = class_done(&in->classes[c], cfg->cgroups[c - 1].rate ?: ~0ULL, now);
-	if (edt_estimate(in, cfg, now, ready, cfg->rate ?: ~0ULL) > now + cfg->ce_threshold &&
+	if (c && c < EDT_CLASSES) {
+		struct edt_par par;
+
+		class_par(cfg, c, &par);
+		ready = class_done(&in->classes[c], &par, now);
+	}
+	if (edt_estimate(in, cfg, now, ready, cfg_rate(cfg->rate)) >
+		    now + cfg_min(cfg->ce_threshold, EDT_MAX_HORIZON) &&
 	    bpf_skb_ecn_set_ce(ctx))
 		__sync_fetch_and_add(&in->stats.ce_marks, 1);
 	return TC_ACT_OK;

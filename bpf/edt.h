@@ -3,7 +3,7 @@
 #ifndef QDISCCTL_BPF_EDT_H
 #define QDISCCTL_BPF_EDT_H
 
-#define EDT_CGROUPS	 8 /* cgroups with their own rate, per instance */
+#define EDT_CGROUPS 8 /* cgroups with their own rate, per instance */
 /*
  * Packets one cgroup's class may queue, so that the blocked senders of a
  * slow cgroup cannot take all of `limit` from everyone else.
@@ -15,22 +15,39 @@
  * "packets"): by default six instances at the default limit of 10,000 at
  * once, or 512 packets for each of 128 queues: 1.75 MiB.
  */
-#define EDT_DEF_PACKETS	 65536
+#define EDT_DEF_PACKETS 65536
 /*
  * The most packet slots, and so the largest limit: walking a queue is a
  * bpf_for, which runs not once beyond the kernel's BPF_MAX_LOOPS (2^23).
  */
-#define EDT_MAX_PACKETS	 (1U << 23)
-#define EDT_PKT_BATCH	 32 /* packet slots an instance takes from the pool at once */
+#define EDT_MAX_PACKETS (1U << 23)
+#define EDT_PKT_BATCH	32 /* packet slots an instance takes from the pool at once */
 /* A socket's cgroup is matched to an entry at most this many levels below it. */
 #define EDT_CGROUP_DEPTH 8
 /* burst auto: at least this many bytes (16 full-size Ethernet frames). */
 #define EDT_AUTO_BURST (16 * 1514)
+/* The options' maxima: the program clamps what it reads from cfgs to them. */
+#define EDT_MAX_BURST	     (1ULL << 30)	  /* bytes */
+#define EDT_MAX_HORIZON	     (60 * 1000000000ULL) /* ns, also ce_threshold's */
+#define EDT_MAX_TIMER_SLACK  1000000000ULL	  /* ns */
+#define EDT_MAX_MIN_INFLIGHT 1000
+/* Priorities of borrowing classes: 0 borrows first, as htb's prio. */
+#define EDT_PRIOS      8
+#define EDT_MAX_WEIGHT 1000
+/* Borrowed bytes weigh len * EDT_WEIGHT_SCALE / weight in a class's virtual time. */
+#define EDT_WEIGHT_SCALE 1024
 
-/* A cgroup with its own rate: what struct qd_cgroup_val holds in userspace. */
+/*
+ * A cgroup with its own rate: what struct qd_cgroup_val holds in
+ * userspace, then the entry's optional fields.
+ */
 struct edt_cgroup {
-	__u64 id; /* kernfs node id of the cgroup v2 directory; 0: unused */
-	__u64 rate;
+	__u64 id;     /* kernfs node id of the cgroup v2 directory; 0: unused */
+	__u64 rate;   /* bytes/s guaranteed */
+	__u64 ceil;   /* bytes/s at most, borrowing what the link has spare; 0: rate */
+	__u64 burst;  /* bytes; 0: the instance's */
+	__u32 prio;   /* borrowing order: lower first */
+	__u32 weight; /* share of what is lent within a priority */
 };
 
 struct edt_cfg {
@@ -42,6 +59,11 @@ struct edt_cfg {
 	__u32 min_inflight; /* ...unless their TCP flow has fewer packets in flight */
 	__u32 limit;	    /* packets: the safety cap */
 	__u32 backpressure; /* 1: never drop a local socket's packets below the cap */
+	__u32 default_prio;
+	__u64 default_rate; /* the default class's guarantee; 0: unlimited (what the link has left)
+			     */
+	__u64 default_ceil; /* 0: default_rate */
+	__u32 default_weight;
 	__u32 pad;
 	struct edt_cgroup cgroups[EDT_CGROUPS]; /* entry i is class i + 1 */
 };
@@ -65,15 +87,19 @@ struct edt_class {
 	__u64 bytes;   /* sent */
 	__u64 packets; /* sent */
 	__u64 drops;
-	__u64 backlog; /* bytes queued */
-	/*
-	 * A cgroup's class: when its rate lets the next packet go. The
-	 * default class: the time of its last packet (FIFO order holds).
-	 */
-	__u64 t_next;
+	__u64 backlog;	/* bytes queued */
+	__u64 borrowed; /* bytes sent beyond the rate, lent by the link */
+	__u64 rate_est; /* bytes/s sent in its last window with traffic */
+	/* Runtime state, private to the program. */
+	__u64 t_next;	 /* when its rate lets the next packet go */
+	__u64 t_ceil;	 /* when its ceil does */
+	__u64 t_last;	 /* the default class: the time of its last packet (FIFO order holds) */
+	__u64 vt;	 /* borrowed bytes / weight, against the instance's vtime */
+	__u64 win_start; /* of rate_est's window */
+	__u64 win_bytes;
 	__u32 head, tail; /* slots of the pool; 0: empty */
 	__u32 qlen;
-	__u32 pad;
+	__u32 last_len; /* of the packet that last advanced t_next and t_ceil */
 };
 
 struct edt_inst {
@@ -82,8 +108,11 @@ struct edt_inst {
 	/* Runtime state, private to the program. */
 	__u64 win_start;
 	__u64 win_bytes;
-	__u32 busy; /* bit c: class c has packets queued */
-	__u32 pad;
+	__u64 vtime[EDT_PRIOS];		/* per priority: virtual time of the last borrowed packet */
+	__u64 inv_rate;			/* the rate inv is for */
+	__u64 inv;			/* NSEC_PER_SEC << 32 / inv_rate; 0: divide */
+	__u32 busy;			/* bit c: class c has packets queued */
+	__u32 last_len;			/* of the packet that last advanced t_next */
 	struct qd_pool_cache pkt_cache; /* free packet slots this instance holds */
 	struct edt_class classes[EDT_CLASSES];
 };

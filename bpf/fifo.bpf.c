@@ -121,12 +121,7 @@ int fifo_enqueue(unsigned long long *ctx)
 		/* The slot is free: qlen >= ring occupancy, and qlen < the ring. */
 		skb = bpf_kptr_xchg(&s->skb, skb);
 	}
-	if (!skb)
-		return NET_XMIT_SUCCESS;
-	/* Cannot happen; should it, drop what was there rather than leak it. */
-	sch = ENQ_SCH(ctx);
-	sch->q.qlen--;
-	sch->qstats.backlog -= qdisc_pkt_len(skb);
+	return qd_enq_stored(ctx, skb);
 drop:
 	sch = ENQ_SCH(ctx);
 	sch->qstats.drops++;

@@ -3,10 +3,11 @@
  * fq: sch_fq's fair queueing as a BPF qdisc.
  *
  * Per-flow queues served by deficit round robin (new flows first, then old
- * ones, each refilled by `quantum`), a strict-priority flow for
- * TC_PRIO_CONTROL packets, earliest-departure-time scheduling with a
- * horizon, per-flow pacing at min(maxrate, the socket's pacing rate) and
- * throttled flows woken by the qdisc watchdog.
+ * ones, each refilled by `quantum`) in three priority bands that share the
+ * link by weighted round robin (sch_fq's bands, priomap and weights),
+ * earliest-departure-time scheduling with a horizon, per-flow pacing at
+ * min(maxrate, the socket's pacing rate) and throttled flows woken by the
+ * qdisc watchdog.
  *
  * Unlike the kernel selftest's bpf_fq, flows never share a queue: a flow is
  * found by comparing its full key along its bucket's chain, so two flows
@@ -28,6 +29,7 @@
  * them, and its bucket heads.
  */
 #include "common.h"
+#include "ecn.h"
 #include "fq.h"
 #include "flowhash.h"
 #include "pool.h"
@@ -45,8 +47,10 @@ char _license[] SEC("license") = "GPL";
 #define FQ_DEQ_ROUNDS	256		   /* list steps one dequeue may take */
 #define FQ_FLOW_BATCH	16		   /* flow slots taken from the pool at once */
 #define FQ_PKT_BATCH	32		   /* packet slots taken from the pool at once */
-#define TC_PRIO_CONTROL 7
 #define TC_PRIO_MAX	15
+/* A queued packet's band, in the top bits of its slot's len. */
+#define FQ_PKT_BAND_SHIFT 30
+#define FQ_PKT_LEN_MASK	  ((1U << FQ_PKT_BAND_SHIFT) - 1)
 
 /* Capacities of the registration (kinds/fq.c). */
 QD_CAP(flows, FQ_DEF_FLOWS);
@@ -58,7 +62,11 @@ struct fq_pkt {
 	struct sk_buff __kptr *skb;
 	__u64 time_to_send;
 	__u32 next; /* next packet of its flow, or of a free chain */
-	__u32 len;  /* free: the length of the chain it heads */
+	/*
+	 * Queued: the packet's length, its band above FQ_PKT_BAND_SHIFT (no
+	 * packet comes near 1 GB). Free: the length of the chain it heads.
+	 */
+	__u32 len;
 };
 
 QD_INSTANCE_MAPS(struct fq_inst, struct fq_cfg);
@@ -68,7 +76,7 @@ QD_INSTANCE_MAPS(struct fq_inst, struct fq_cfg);
  * them from the registration's capacities (kinds/fq.c, fq_map_entries,
  * which must give these figures for the defaults).
  */
-#define FQ_RESERVED(inst) (1 + 2 * (inst))
+#define FQ_RESERVED(inst) (1 + (inst))
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -134,25 +142,6 @@ static __always_inline struct fq_pool *fq_pool(void)
 	return bpf_map_lookup_elem(&pool, &(u32){ 0 });
 }
 
-/*
- * The fast slot: one packet that found the qdisc empty and owes nothing to
- * pacing, kept outside the flow table (sch_fq's fast path, its "internal"
- * flow), or whose flow's credit and pacing let it leave at once, which is
- * charged to its flow when it leaves. Dequeue serves it first: it is the
- * oldest packet there is.
- */
-struct fq_fast {
-	struct sk_buff __kptr *skb;
-	__u32 flow; /* the flow it is charged to; 0: none */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, QD_DEFAULT_INSTANCES);
-	__type(key, u32);
-	__type(value, struct fq_fast);
-} fast SEC(".maps");
-
 /* Everything an op needs about its instance. */
 struct fq_ctx {
 	u32 id;
@@ -170,14 +159,35 @@ static __always_inline struct fq_pkt *pkt_at(u32 idx)
 	return bpf_map_lookup_elem(&pkts, &idx);
 }
 
-static __always_inline u32 flow_prio(const struct fq_ctx *c)
-{
-	return 1 + 2 * c->id;
-}
-
 static __always_inline u32 flow_overflow(const struct fq_ctx *c)
 {
-	return 2 + 2 * c->id;
+	return 1 + c->id;
+}
+
+/* Band b of the instance; a b out of range (never: callers clamp) is band 0. */
+static __always_inline struct fq_band *band_at(struct fq_inst *in, u32 b)
+{
+	if (b >= FQ_BANDS)
+		b = 0;
+	return &in->band[b];
+}
+
+/* skb's band by the priomap; cfgs may hold anything, so it is clamped. */
+static __always_inline u32 fq_band_of(const struct fq_cfg *cfg, const struct sk_buff *skb)
+{
+	u32 b = cfg->priomap[skb->priority & TC_PRIO_MAX];
+
+	return b < FQ_BANDS ? b : FQ_BANDS - 1;
+}
+
+/* Band b's weight: what it may send a round, clamped as sch_fq's are. */
+static __always_inline s32 fq_weight(const struct fq_ctx *c, u32 b)
+{
+	u32 w = c->cfg->weights[b < FQ_BANDS ? b : 0];
+
+	if (w < FQ_MIN_WEIGHT)
+		return FQ_MIN_WEIGHT;
+	return w > 0x7fffffff ? 0x7fffffff : w;
 }
 
 /* The first flow slot of the pool: the ones before are reserved. */
@@ -195,14 +205,6 @@ static __always_inline u32 *bucket_at(const struct fq_ctx *c, u32 b)
 	return e ? &e->h[key & (FQ_HEADS - 1)] : NULL;
 }
 
-static __always_inline bool fq_get(struct Qdisc *sch, struct fq_ctx *c)
-{
-	c->id = qd_slot(sch);
-	c->in = bpf_map_lookup_elem(&insts, &c->id);
-	c->cfg = bpf_map_lookup_elem(&cfgs, &c->id);
-	return c->in && c->cfg;
-}
-
 /*
  * Whether sk keys its own flow. Listeners, request and time-wait sockets
  * do not (sch_fq's rule; they are not full sockets either), nor do closed
@@ -214,6 +216,74 @@ static __always_inline bool fq_sk_flow(const struct sock *sk)
 
 	return state != TCP_LISTEN && state != TCP_NEW_SYN_RECV && state != TCP_TIME_WAIT &&
 	       state != TCP_CLOSE;
+}
+
+/*
+ * ce_threshold. sch_fq CE-marks at dequeue a packet that leaves more than
+ * ce_threshold after it was due; a BPF qdisc cannot write packet data, so
+ * here dequeue only notes, in ce_flows, the flows whose last packet left
+ * that late, and fq_ce_mark, a tcx egress program qdiscctl attaches to the
+ * device while an instance there has ce_threshold, marks those flows'
+ * ECN-capable packets before they reach the qdisc, until one of theirs
+ * leaves in time again. The mark thus lags sch_fq's by the packets already
+ * queued. A flow is named as both programs can: by its socket's cookie
+ * (which the egress program creates), or for packets without a socket of
+ * their own by the packet hash (which the egress program computes).
+ */
+struct fq_ce_key {
+	__u64 flow; /* socket cookie, or packet hash */
+	__u64 netns;
+	__u32 ifindex;
+	__u32 orphan; /* 1: flow is a packet hash */
+};
+
+/* Sized for the defaults; qdiscctl gives it the instance_flows capacity. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FQ_DEF_INSTANCE_FLOWS);
+	__type(key, struct fq_ce_key);
+	__type(value, u32); /* the instance slot whose dequeue saw the flow late */
+} ce_flows SEC(".maps");
+
+/* The key of skb's flow on dev; flow 0 when the egress program never saw it. */
+static __always_inline void fq_ce_key(struct fq_ce_key *k, const struct sk_buff *skb,
+				      const struct net_device *dev)
+{
+	struct sock *sk = skb->sk;
+
+	if (sk && fq_sk_flow(sk)) {
+		k->flow = sk->__sk_common.skc_cookie.counter;
+		k->orphan = 0;
+	} else {
+		k->flow = skb->hash;
+		k->orphan = 1;
+	}
+	k->netns = dev->nd_net.net->net_cookie;
+	k->ifindex = dev->ifindex;
+}
+
+/*
+ * Dequeue's part: skb leaves late ns after it was due. ce_mark counts what
+ * sch_fq's counts: every packet that leaves late, ECN-capable or not.
+ */
+static __noinline void fq_ce_note(const struct fq_ctx *c, const struct Qdisc *sch,
+				  const struct sk_buff *skb, u64 late)
+{
+	bool above = late > c->cfg->ce_threshold;
+	struct fq_ce_key k;
+
+	if (above)
+		c->in->stats.ce_mark++;
+	fq_ce_key(&k, skb, sch->dev_queue->dev);
+	/* Packets the egress program did not look at cannot be marked. */
+	if (!k.flow)
+		return;
+	if (above) {
+		if (!bpf_map_lookup_elem(&ce_flows, &k))
+			bpf_map_update_elem(&ce_flows, &k, &c->id, BPF_ANY);
+	} else if (bpf_map_lookup_elem(&ce_flows, &k)) {
+		bpf_map_delete_elem(&ce_flows, &k);
+	}
 }
 
 /*
@@ -382,7 +452,7 @@ static __always_inline void set_idle(const struct fq_ctx *c, u32 idx, struct fq_
 {
 	f->state = FQ_IDLE;
 	f->age = now;
-	/* The reserved flows stay out of the counts and the collection. */
+	/* The reserved flow stays out of the counts and the collection. */
 	if (idx < flow_first())
 		return;
 	c->in->stats.inactive_flows++;
@@ -473,6 +543,7 @@ static __always_inline void heap_pop(struct fq_inst *in, struct fq_flow *top)
 static __always_inline void fq_check_throttled(const struct fq_ctx *c, u64 now)
 {
 	struct fq_inst *in = c->in;
+	struct fq_band *b;
 	struct fq_flow *f;
 	int i;
 
@@ -503,7 +574,8 @@ static __always_inline void fq_check_throttled(const struct fq_ctx *c, u64 now)
 			continue;
 		f->state = FQ_OLD;
 		in->stats.throttled_flows--;
-		list_add_tail(&in->old_head, &in->old_tail, idx, f);
+		b = band_at(in, f->band);
+		list_add_tail(&b->old_head, &b->old_tail, idx, f);
 	}
 }
 
@@ -664,10 +736,6 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 	int i;
 
 	*fp = NULL;
-	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL) {
-		in->stats.highprio_packets++;
-		return flow_prio(c);
-	}
 	if (sk && !fq_sk_flow(sk))
 		sk = NULL;
 	if (sk) {
@@ -882,171 +950,12 @@ static __noinline void fq_rehash(const struct fq_ctx *c)
 	in->buckets_want = c->cfg->buckets;
 }
 
-/*
- * Whether skb, which found the qdisc empty, may take the fast slot (sch_fq's
- * fq_fastpath_check for an empty qdisc): it is not a TC_PRIO_CONTROL
- * packet, no maxrate is set, it is due, and either no rate applies to its
- * flow (pacing delays a flow only at a finite maxrate or socket pacing
- * rate) or its socket's flow is the one classify found last, which is busy
- * and whose credit and pacing let it go at once. So its flow's queue,
- * credit and pacing state could not have held it back. Returns the flow to
- * charge it to, 0 for none, -1 when it may not; *now is the time if it read
- * the clock, else left 0.
- */
-static __always_inline s64 fq_fast_flow(const struct fq_ctx *c, struct Qdisc *sch,
-					struct sk_buff *skb, u64 *now)
-{
-	struct sock *sk = skb->sk;
-	struct fq_flow *f;
-	u32 idx;
-
-	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL || c->cfg->maxrate != ~0ULL)
-		return -1;
-	if (!c->cfg->pacing || !sk || !fq_sk_flow(sk) || sk->sk_pacing_rate == ~0UL) {
-		if (!skb->tstamp)
-			return 0;
-		*now = bpf_ktime_get_ns();
-		return qd_time_to_send(skb, *now) <= *now ? 0 : -1;
-	}
-	idx = c->in->last_flow;
-	f = idx ? flow_at(idx) : NULL;
-	if (!f || f->key != fq_sk_key(c, sch, sk) || f->owner != c->id + 1 ||
-	    f->socket_hash != sk->__sk_common.skc_hash || f->state == FQ_IDLE || f->credit <= 0)
-		return -1;
-	*now = bpf_ktime_get_ns();
-	if (f->time_next_packet > *now || qd_time_to_send(skb, *now) > *now)
-		return -1;
-	return idx;
-}
-
-/* Put skb, which found the qdisc empty, in the fast slot, charged to flow. */
-static __always_inline int fq_fast_put(const struct fq_ctx *c, struct Qdisc *sch,
-				       struct sk_buff *skb, struct bpf_sk_buff_ptr *to_free, u32 flow)
-{
-	struct fq_fast *fs = bpf_map_lookup_elem(&fast, &c->id);
-	u32 len = qdisc_pkt_len(skb);
-
-	if (!fs) {
-		sch->qstats.drops++;
-		bpf_qdisc_skb_drop(skb, to_free);
-		return NET_XMIT_DROP;
-	}
-	fs->flow = flow;
-	skb = bpf_kptr_xchg(&fs->skb, skb);
-	if (skb)
-		/* Cannot happen: the qdisc was empty. */
-		bpf_qdisc_skb_drop(skb, to_free);
-	c->in->fast = 1;
-	sch->q.qlen++;
-	sch->qstats.backlog += len;
-	return NET_XMIT_SUCCESS;
-}
-
-SEC("struct_ops/fq_enqueue")
-int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
-{
-	u32 len = qdisc_pkt_len(skb), idx, p;
-	struct fq_ctx c;
-	struct fq_flow *f;
-	struct fq_pkt *slot = NULL, *tp;
-	u64 now = 0, tts;
-	s64 fast;
-
-	if (!fq_get(sch, &c) || sch->q.qlen >= c.cfg->limit)
-		goto drop;
-	if (!sch->q.qlen && (fast = fq_fast_flow(&c, sch, skb, &now)) >= 0)
-		return fq_fast_put(&c, sch, skb, to_free, fast);
-	if (!now)
-		now = bpf_ktime_get_ns();
-	if (c.in->buckets_want != c.cfg->buckets)
-		fq_rehash(&c);
-	fq_gc_idle(&c, now, false);
-
-	tts = qd_time_to_send(skb, now);
-	if (tts > now + c.cfg->horizon) {
-		if (c.cfg->horizon_drop) {
-			c.in->stats.horizon_drops++;
-			goto drop;
-		}
-		tts = now + c.cfg->horizon;
-		c.in->stats.horizon_caps++;
-	}
-
-	idx = fq_classify(&c, sch, skb, now, &f) ?: flow_overflow(&c);
-	if (!f)
-		f = flow_at(idx);
-	if (!f)
-		goto drop;
-	if (idx != flow_prio(&c) && f->qlen >= c.cfg->flow_limit) {
-		c.in->stats.flows_plimit++;
-		f->drops++;
-		goto drop;
-	}
-
-	p = pkt_alloc(&c.in->pkt_cache, &slot);
-	if (!p || !slot) {
-		c.in->stats.allocation_errors++;
-		goto drop;
-	}
-	slot->time_to_send = tts;
-	slot->len = len;
-	slot->next = 0;
-	skb = bpf_kptr_xchg(&slot->skb, skb);
-	if (skb) {
-		/* Cannot happen: the slot was free. Never leak what was there. */
-		bpf_qdisc_skb_drop(skb, to_free);
-	}
-	if (f->tail && (tp = pkt_at(f->tail)))
-		tp->next = p;
-	else
-		f->head = p;
-	f->tail = p;
-	f->qlen++;
-	f->backlog += len;
-	sch->q.qlen++;
-	sch->qstats.backlog += len;
-
-	if (f->state == FQ_IDLE && idx != flow_prio(&c)) {
-		if (idx >= flow_first()) {
-			c.in->stats.inactive_flows--;
-			idle_del(c.in, f);
-		}
-		f->state = FQ_NEW;
-		list_add_tail(&c.in->new_head, &c.in->new_tail, idx, f);
-		if (now - f->age > c.cfg->refill_delay && f->credit < (s32)fq_quantum(&c))
-			f->credit = fq_quantum(&c);
-	}
-	return NET_XMIT_SUCCESS;
-
-drop:
-	sch->qstats.drops++;
-	bpf_qdisc_skb_drop(skb, to_free);
-	return NET_XMIT_DROP;
-}
-
-/* Take the head packet of flow f from its slot. */
-static __always_inline struct sk_buff *flow_dequeue(const struct fq_ctx *c, struct fq_flow *f,
-						    struct fq_pkt *slot)
-{
-	struct sk_buff *skb;
-	u32 p = f->head;
-
-	skb = bpf_kptr_xchg(&slot->skb, NULL);
-	f->head = slot->next;
-	if (!f->head)
-		f->tail = 0;
-	f->qlen--;
-	f->backlog -= slot->len;
-	pkt_free(&c->in->pkt_cache, p, slot);
-	return skb;
-}
-
 /* sch_fq's pacing, with the socket's rate applied whatever the skb's EDT:
  * TCP only paces itself for sch_fq, which a BPF qdisc cannot tell it is.
  * Returns whether flow f is to wait after skb, and then in *wait how long.
  */
-static __always_inline bool fq_pace(const struct fq_ctx *c, struct fq_flow *f,
-				    struct sk_buff *skb, u32 plen, u64 *wait)
+static __always_inline bool fq_pace(const struct fq_ctx *c, struct fq_flow *f, struct sk_buff *skb,
+				    u32 plen, u64 *wait)
 {
 	u64 rate = c->cfg->maxrate, len;
 	struct sock *sk = skb->sk;
@@ -1094,6 +1003,226 @@ static __always_inline void fq_pace_from(struct fq_flow *f, u64 wait, u64 now)
 	f->time_next_packet = now + wait;
 }
 
+/*
+ * fq_rehash with a context of its own: one the fast path passes to no call
+ * stays in registers.
+ */
+static __always_inline void fq_rehash_of(struct fq_inst *in, struct fq_cfg *cfg, u32 id)
+{
+	struct fq_ctx c = { .id = id, .in = in, .cfg = cfg };
+
+	fq_rehash(&c);
+}
+
+/*
+ * enqueue for a packet that does not take the fast slot: hashed, given its
+ * flow (found or made) and queued there. Not inlined, so that the
+ * registers it needs are not pushed and popped on the fast slot's path.
+ * now: the time if the caller read the clock, else 0.
+ */
+static __noinline int fq_enqueue_flow(unsigned long long *ctx, struct fq_inst *in,
+				      struct fq_cfg *cfg, u32 id, u64 now)
+{
+	struct fq_ctx c = { .id = id, .in = in, .cfg = cfg };
+	struct sk_buff *skb = ENQ_SKB(ctx);
+	struct Qdisc *sch = ENQ_SCH(ctx);
+	u32 len = qdisc_pkt_len(skb), idx, p;
+	u32 band = fq_band_of(cfg, skb);
+	struct fq_pkt *slot = NULL, *tp;
+	struct fq_band *b;
+	struct fq_flow *f;
+	u64 tts;
+
+	/* As sch_fq: each band holds up to limit, so that no band crowds out another. */
+	if (in->stats.band_pkts[band] >= cfg->limit) {
+		in->stats.band_drops[band]++;
+		goto drop;
+	}
+	if (!now)
+		now = bpf_ktime_get_ns();
+	fq_gc_idle(&c, now, false);
+
+	tts = qd_time_to_send(skb, now);
+	if (tts > now + cfg->horizon) {
+		if (cfg->horizon_drop) {
+			in->stats.horizon_drops++;
+			goto drop;
+		}
+		tts = now + cfg->horizon;
+		in->stats.horizon_caps++;
+	}
+
+	idx = fq_classify(&c, sch, skb, now, &f) ?: flow_overflow(&c);
+	if (!f)
+		f = flow_at(idx);
+	if (!f)
+		goto drop;
+	if (f->qlen >= cfg->flow_limit) {
+		in->stats.flows_plimit++;
+		f->drops++;
+		goto drop;
+	}
+
+	p = pkt_alloc(&in->pkt_cache, &slot);
+	if (!p || !slot) {
+		in->stats.allocation_errors++;
+		goto drop;
+	}
+	slot->time_to_send = tts;
+	slot->len = (len & FQ_PKT_LEN_MASK) | band << FQ_PKT_BAND_SHIFT;
+	slot->next = 0;
+	skb = bpf_kptr_xchg(&slot->skb, skb);
+	if (skb) {
+		/* Cannot happen: the slot was free. Never leak what was there. */
+		bpf_qdisc_skb_drop(skb, ENQ_TO_FREE(ctx));
+	}
+	if (f->tail && (tp = pkt_at(f->tail)))
+		tp->next = p;
+	else
+		f->head = p;
+	f->tail = p;
+	f->qlen++;
+	f->backlog += len;
+	sch->q.qlen++;
+	sch->qstats.backlog += len;
+	in->stats.band_pkts[band]++;
+	/*
+	 * The flow goes on the lists of its latest packet's band (sch_fq puts a
+	 * flow's first packet on band 0's lists, whatever its band).
+	 */
+	f->band = band;
+
+	if (f->state == FQ_IDLE) {
+		if (idx >= flow_first()) {
+			in->stats.inactive_flows--;
+			idle_del(in, f);
+		}
+		f->state = FQ_NEW;
+		b = band_at(in, band);
+		list_add_tail(&b->new_head, &b->new_tail, idx, f);
+		if (now - f->age > cfg->refill_delay && f->credit < (s32)fq_quantum(&c))
+			f->credit = fq_quantum(&c);
+	}
+	return NET_XMIT_SUCCESS;
+
+drop:
+	sch->qstats.drops++;
+	bpf_qdisc_skb_drop(skb, ENQ_TO_FREE(ctx));
+	return NET_XMIT_DROP;
+}
+
+/*
+ * The fast slot: one packet that found the qdisc empty and owes nothing to
+ * pacing, kept outside the flow table (sch_fq's fast path, its "internal"
+ * flow), or whose flow's credit and pacing let it leave at once, charged
+ * to its flow as it arrives. Dequeue serves it first: it is the oldest
+ * packet there is.
+ *
+ * A packet may take it (sch_fq's fq_fastpath_check for an empty qdisc) when
+ * no maxrate is set, it is due, whatever its band, and
+ * either no rate applies to its flow (pacing delays a flow only at a finite
+ * maxrate or socket pacing rate) or its socket's flow is the one classify
+ * found last, which is busy and whose credit and pacing let it go at once.
+ * So its flow's queue, credit and pacing state could not have held it back.
+ * The rest goes to fq_enqueue_flow, as does everything while packets are
+ * queued.
+ */
+SEC("struct_ops/fq_enqueue")
+int fq_enqueue(unsigned long long *ctx)
+{
+	u32 id = qd_slot(ENQ_SCH(ctx)), len, flow = 0;
+	struct fq_inst *in = bpf_map_lookup_elem(&insts, &id);
+	struct fq_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
+	struct fq_ctx c = { .id = id, .in = in, .cfg = cfg };
+	struct sk_buff *skb;
+	struct fq_flow *f;
+	struct Qdisc *sch;
+	struct sock *sk;
+	u64 now = 0, wait;
+
+	if (!in || !cfg) {
+		ENQ_SCH(ctx)->qstats.drops++;
+		bpf_qdisc_skb_drop(ENQ_SKB(ctx), ENQ_TO_FREE(ctx));
+		return NET_XMIT_DROP;
+	}
+	skb = ENQ_SKB(ctx);
+	if (ENQ_SCH(ctx)->q.qlen || !cfg->limit || cfg->maxrate != ~0ULL)
+		goto flow;
+	sk = skb->sk;
+	/*
+	 * A stamp not ahead of the monotonic clock is due whatever its type:
+	 * TAI and realtime ones are ahead by the time since the epoch (and
+	 * sch_fq takes every stamp as monotonic). The clock is read before
+	 * anything else is looked at, so that little has to outlive the call.
+	 */
+	if (!cfg->pacing || !sk || !fq_sk_flow(sk) || sk->sk_pacing_rate == ~0UL) {
+		if (skb->tstamp) {
+			now = bpf_ktime_get_ns();
+			if (ENQ_SKB(ctx)->tstamp > now)
+				goto flow;
+		}
+	} else {
+		now = bpf_ktime_get_ns();
+		flow = in->last_flow;
+		/* Flow 0 is nobody's: the owner test fails it. */
+		f = flow_at(flow);
+		if (!f)
+			goto flow;
+		skb = ENQ_SKB(ctx);
+		sch = ENQ_SCH(ctx);
+		sk = skb->sk;
+		/* Tested above, but read again for the verifier's sake. */
+		if (!sk || f->key != fq_sk_key(&c, sch, sk) || f->owner != sch->limit ||
+		    f->socket_hash != sk->__sk_common.skc_hash || f->state == FQ_IDLE ||
+		    f->credit <= 0 || f->time_next_packet > now || skb->tstamp > now)
+			goto flow;
+		len = qdisc_pkt_len(skb);
+		f->credit -= len;
+		f->pkts++;
+		f->bytes += len;
+		/* fq_pace's answer for a flow with credit left above the low rate. */
+		if ((f->credit <= 0 || sk->sk_pacing_rate <= cfg->low_rate_threshold) &&
+		    fq_pace(&c, f, skb, len, &wait))
+			in->fast_wait = wait;
+		else
+			flow = 0;
+	}
+	skb = ENQ_SKB(ctx);
+	sch = ENQ_SCH(ctx);
+	len = qdisc_pkt_len(skb);
+	in->fast_len = len;
+	in->fast_flow = flow;
+	sch->q.qlen = 1;
+	sch->qstats.backlog += len;
+	/* The qdisc was empty: the fast slot is free. */
+	skb = bpf_kptr_xchg(&in->fast, skb);
+	return qd_enq_stored(ctx, skb);
+flow:
+	/* Here rather than in fq_enqueue_flow, for the stack its calls take. */
+	if (in->buckets_want != cfg->buckets)
+		fq_rehash_of(in, cfg, id);
+	return fq_enqueue_flow(ctx, in, cfg, id, now);
+}
+
+/* Take the head packet of flow f from its slot; its band no longer holds it. */
+static __always_inline struct sk_buff *flow_dequeue(const struct fq_ctx *c, struct fq_flow *f,
+						    struct fq_pkt *slot)
+{
+	u32 p = f->head, band = slot->len >> FQ_PKT_BAND_SHIFT;
+	struct sk_buff *skb;
+
+	skb = bpf_kptr_xchg(&slot->skb, NULL);
+	f->head = slot->next;
+	if (!f->head)
+		f->tail = 0;
+	f->qlen--;
+	f->backlog -= slot->len & FQ_PKT_LEN_MASK;
+	if (band < FQ_BANDS && c->in->stats.band_pkts[band])
+		c->in->stats.band_pkts[band]--;
+	pkt_free(&c->in->pkt_cache, p, slot);
+	return skb;
+}
+
 static __always_inline struct sk_buff *fq_done(struct Qdisc *sch, const struct fq_ctx *c,
 					       struct fq_flow *f, struct sk_buff *skb)
 {
@@ -1108,16 +1237,15 @@ static __always_inline struct sk_buff *fq_done(struct Qdisc *sch, const struct f
 }
 
 /*
- * The rounds of the dequeue loop that would only refill flows, for a head
- * flow out of credit: how many whole ones (every flow listed, new ones
- * first, at or below 0 credit at its turn), and in *winner the flow whose
- * turn then ends them, the first of those that need the fewest. 0 if a
- * flow has credit now.
+ * The rounds of the dequeue loop that would only refill flows of band b,
+ * for a head flow out of credit: how many whole ones (every flow listed,
+ * new ones first, at or below 0 credit at its turn), and in *winner the
+ * flow whose turn then ends them, the first of those that need the
+ * fewest. 0 if a flow has credit now.
  */
-static __noinline u32 fq_rounds(const struct fq_ctx *c, u32 *winner)
+static __noinline u32 fq_rounds(const struct fq_ctx *c, const struct fq_band *b, u32 *winner)
 {
-	struct fq_inst *in = c->in;
-	u32 q = fq_quantum(c), idx = in->new_head, rounds = ~0U, k;
+	u32 q = fq_quantum(c), idx = b->new_head, rounds = ~0U, k;
 	bool from_new = true;
 	struct fq_flow *f;
 	int i;
@@ -1127,7 +1255,7 @@ static __noinline u32 fq_rounds(const struct fq_ctx *c, u32 *winner)
 			if (!from_new)
 				break;
 			from_new = false;
-			idx = in->old_head;
+			idx = b->old_head;
 			continue;
 		}
 		f = flow_at(idx);
@@ -1146,14 +1274,13 @@ static __noinline u32 fq_rounds(const struct fq_ctx *c, u32 *winner)
 }
 
 /*
- * Give the old flows what `rounds` whole rounds and the partial one up to
- * winner give them (those before it a quantum more), and rotate the list
+ * Give band b's old flows what `rounds` whole rounds and the partial one up
+ * to winner give them (those before it a quantum more), and rotate the list
  * to start at winner, as those rounds leave it.
  */
-static __noinline void fq_refill(const struct fq_ctx *c, u32 rounds, u32 winner)
+static __noinline void fq_refill(const struct fq_ctx *c, struct fq_band *b, u32 rounds, u32 winner)
 {
-	struct fq_inst *in = c->in;
-	u32 q = fq_quantum(c), idx = in->old_head, before = 0;
+	u32 q = fq_quantum(c), idx = b->old_head, before = 0;
 	struct fq_flow *f, *t;
 	bool seen = false;
 	int i;
@@ -1175,121 +1302,133 @@ static __noinline void fq_refill(const struct fq_ctx *c, u32 rounds, u32 winner)
 	if (!before)
 		return;
 	f = flow_at(before);
-	t = flow_at(in->old_tail);
+	t = flow_at(b->old_tail);
 	if (!f || !t)
 		return;
-	t->lnext = in->old_head;
+	t->lnext = b->old_head;
 	f->lnext = 0;
-	in->old_head = winner;
-	in->old_tail = before;
+	b->old_head = winner;
+	b->old_tail = before;
 }
 
 /*
- * A round in which every listed flow is out of credit only gives each a
- * quantum and leaves them in their order, the new ones ahead of the old,
- * all of them old: a flow that sent a 64 KB GSO packet at a quantum of two
- * MTUs takes 21 such rounds before it sends again, and the loop below one
- * step a flow for each. Do those rounds and the partial one that follows at
- * once, in two walks of the lists. Returns whether there were any.
+ * A round in which every listed flow of a band is out of credit only gives
+ * each a quantum and leaves them in their order, the new ones ahead of the
+ * old, all of them old: a flow that sent a 64 KB GSO packet at a quantum of
+ * two MTUs takes 21 such rounds before it sends again, and the loop below
+ * one step a flow for each. Do those rounds and the partial one that
+ * follows at once, in two walks of the band's lists. Returns whether there
+ * were any. The band's own credit is untouched: such rounds send nothing.
  */
-static __always_inline bool fq_skip_rounds(const struct fq_ctx *c)
+static __always_inline bool fq_skip_rounds(const struct fq_ctx *c, struct fq_band *b)
 {
-	struct fq_inst *in = c->in;
 	u32 rounds, winner = 0;
 	struct fq_flow *t;
 
-	rounds = fq_rounds(c, &winner);
+	rounds = fq_rounds(c, b, &winner);
 	if (!rounds || rounds == ~0U)
 		return false;
-	if (in->new_head) {
-		t = flow_at(in->new_tail);
+	if (b->new_head) {
+		t = flow_at(b->new_tail);
 		if (!t)
 			return false;
-		t->lnext = in->old_head;
-		if (!in->old_head)
-			in->old_tail = in->new_tail;
-		in->old_head = in->new_head;
-		in->new_head = 0;
-		in->new_tail = 0;
+		t->lnext = b->old_head;
+		if (!b->old_head)
+			b->old_tail = b->new_tail;
+		b->old_head = b->new_head;
+		b->new_head = 0;
+		b->new_tail = 0;
 	}
-	fq_refill(c, rounds, winner);
+	fq_refill(c, b, rounds, winner);
 	return true;
 }
 
-SEC("struct_ops/fq_dequeue")
-struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
+/* Whether a band has flows listed: work for dequeue, unless they are out of rounds. */
+static __always_inline bool fq_listed(const struct fq_inst *in)
 {
+	return in->band[0].new_head || in->band[0].old_head || in->band[1].new_head ||
+	       in->band[1].old_head || in->band[2].new_head || in->band[2].old_head;
+}
+
+/*
+ * dequeue from the flows: the bands by weighted round robin as sch_fq
+ * serves them (the band being served goes on while it has credit and flows;
+ * the next one gets its weight added, up to its weight), and within a band
+ * the new and old lists by deficit round robin, throttled flows waiting in
+ * the heap. Inlined: as a subprogram its call cost the full path 25
+ * instructions a packet, and the fast slot's path needs as many registers
+ * without it.
+ */
+static __always_inline struct sk_buff *fq_dequeue_flows(struct Qdisc *sch, struct fq_inst *in,
+							u32 id)
+{
+	struct fq_ctx c = { .id = id, .in = in };
 	struct sk_buff *skb = NULL;
-	struct fq_ctx c;
+	u32 nb;
+	struct fq_band *b;
 	struct fq_flow *f;
 	struct fq_pkt *slot;
 	u64 now, due, wait;
+	s64 credit;
+	s32 w;
 	int i;
 
-	if (!sch->q.qlen)
-		return NULL;
-	c.id = qd_slot(sch);
-	c.in = bpf_map_lookup_elem(&insts, &c.id);
-	if (!c.in)
-		return NULL;
-	if (c.in->fast) {
-		struct fq_fast *fs = bpf_map_lookup_elem(&fast, &c.id);
-
-		c.in->fast = 0;
-		if (fs && (skb = bpf_kptr_xchg(&fs->skb, NULL))) {
-			if (fs->flow && (f = flow_at(fs->flow)) &&
-			    (c.cfg = bpf_map_lookup_elem(&cfgs, &c.id))) {
-				f->credit -= qdisc_pkt_len(skb);
-				if (fq_pace(&c, f, skb, qdisc_pkt_len(skb), &wait))
-					fq_pace_from(f, wait, bpf_ktime_get_ns());
-				return fq_done(sch, &c, f, skb);
-			}
-			sch->q.qlen--;
-			sch->qstats.backlog -= qdisc_pkt_len(skb);
-			bpf_qdisc_bstats_update(sch, skb);
-			return skb;
-		}
-	}
 	c.cfg = bpf_map_lookup_elem(&cfgs, &c.id);
 	if (!c.cfg)
 		return NULL;
 	now = bpf_ktime_get_ns();
 
-	f = flow_at(flow_prio(&c));
-	if (f && f->qlen && (slot = pkt_at(f->head))) {
-		skb = flow_dequeue(&c, f, slot);
-		if (skb)
-			return fq_done(sch, &c, f, skb);
-	}
-
 	fq_check_throttled(&c, now);
+	c.in->deq_retry = 0;
+	c.in->deq_skipped = 0;
 	bpf_for(i, 0, FQ_DEQ_ROUNDS) {
-		bool from_new = c.in->new_head;
-		u32 *head = from_new ? &c.in->new_head : &c.in->old_head;
-		u32 *tail = from_new ? &c.in->new_tail : &c.in->old_tail;
-		u32 idx = *head;
+		bool from_new;
+		u32 *head, *tail, idx;
 
-		if (!idx)
-			break;
+		nb = c.in->band_nr < FQ_BANDS ? c.in->band_nr : 0;
+		b = band_at(c.in, nb);
+		if (b->credit <= 0 || (!b->new_head && !b->old_head)) {
+			/* Every band passed with credit and no flow: nothing is due. */
+			if (++c.in->deq_retry > FQ_BANDS)
+				break;
+			nb = nb + 1 < FQ_BANDS ? nb + 1 : 0;
+			c.in->band_nr = nb;
+			b = band_at(c.in, nb);
+			w = fq_weight(&c, nb);
+			credit = (s64)b->credit + w;
+			b->credit = credit < w ? credit : w;
+			if (b->credit <= 0)
+				c.in->deq_retry = 0;
+			continue;
+		}
+		from_new = b->new_head;
+		head = from_new ? &b->new_head : &b->old_head;
+		tail = from_new ? &b->new_tail : &b->old_tail;
+		idx = *head;
 		f = flow_at(idx);
 		if (!f)
 			break;
+		c.in->deq_retry = 0;
 		if (f->credit <= 0) {
-			/* The first flow looked at is the list's head. */
-			if (!i && fq_skip_rounds(&c))
-				continue;
+			/* Once a dequeue: the walk is as long as the band's lists. */
+			if (!c.in->deq_skipped) {
+				c.in->deq_skipped = 1;
+				if (fq_skip_rounds(&c, b))
+					continue;
+			}
 			f->credit += fq_quantum(&c);
 			list_pop_head(head, tail, f);
 			f->state = FQ_OLD;
-			list_add_tail(&c.in->old_head, &c.in->old_tail, idx, f);
+			b = band_at(c.in, f->band);
+			list_add_tail(&b->old_head, &b->old_tail, idx, f);
 			continue;
 		}
 		if (!f->qlen) {
 			list_pop_head(head, tail, f);
 			/* Force a pass through old flows so they do not starve. */
-			if (from_new && c.in->old_head) {
+			if (from_new && b->old_head) {
 				f->state = FQ_OLD;
-				list_add_tail(&c.in->old_head, &c.in->old_tail, idx, f);
+				list_add_tail(&b->old_head, &b->old_tail, idx, f);
 			} else {
 				set_idle(&c, idx, f, now);
 			}
@@ -1314,18 +1453,61 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		skb = flow_dequeue(&c, f, slot);
 		if (!skb)
 			continue;
+		if (c.cfg->ce_threshold < FQ_CE_OFF)
+			fq_ce_note(&c, sch, skb, now - due);
 		f->credit -= qdisc_pkt_len(skb);
+		b->credit -= qdisc_pkt_len(skb);
 		if (fq_pace(&c, f, skb, qdisc_pkt_len(skb), &wait))
 			fq_pace_from(f, wait, now);
 		return fq_done(sch, &c, f, skb);
 	}
 
-	if (c.in->new_head || c.in->old_head)
+	if (fq_listed(c.in))
 		/* Out of rounds with work left: come back at once. */
 		bpf_qdisc_watchdog_schedule(sch, now, 0);
 	else if (c.in->heap_root)
 		bpf_qdisc_watchdog_schedule(sch, c.in->time_next_delayed_flow, c.cfg->timer_slack);
 	return NULL;
+}
+
+/* The fast packet's flow waits from now: it is leaving. */
+static __noinline void fq_fast_pace(struct fq_inst *in)
+{
+	struct fq_flow *f = flow_at(in->fast_flow);
+
+	if (f)
+		fq_pace_from(f, in->fast_wait, bpf_ktime_get_ns());
+}
+
+SEC("struct_ops/fq_dequeue")
+struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
+{
+	struct fq_inst *in;
+	struct sk_buff *skb;
+	u32 id;
+
+	if (!sch->q.qlen)
+		return NULL;
+	id = qd_slot(sch);
+	in = bpf_map_lookup_elem(&insts, &id);
+	if (!in)
+		return NULL;
+	if (!in->fast)
+		return fq_dequeue_flows(sch, in, id);
+	/*
+	 * It arrived at an empty qdisc: nothing queued is older. As in prio,
+	 * everything but the statistics is settled before the exchange, so
+	 * that only sch and skb outlive it.
+	 */
+	if (in->fast_flow)
+		fq_fast_pace(in);
+	sch->q.qlen--;
+	sch->qstats.backlog -= in->fast_len;
+	skb = bpf_kptr_xchg(&in->fast, NULL);
+	/* Never NULL: the root lock keeps the slot as tested. */
+	if (skb)
+		bpf_qdisc_bstats_update(sch, skb);
+	return skb;
 }
 
 /* Free the packets queued on flow f and give their slots back. */
@@ -1374,16 +1556,13 @@ static __always_inline void reserved_init(const struct fq_ctx *c, u32 idx, u64 k
 static __noinline void fq_purge(const struct fq_ctx *c)
 {
 	struct fq_inst *in = c->in;
-	struct fq_fast *fs;
 	struct sk_buff *skb;
 	u32 all;
 	int i;
 
-	fs = bpf_map_lookup_elem(&fast, &c->id);
-	skb = fs ? bpf_kptr_xchg(&fs->skb, NULL) : NULL;
+	skb = bpf_kptr_xchg(&in->fast, NULL);
 	if (skb)
 		bpf_kfree_skb(skb);
-	in->fast = 0;
 	all = fq_unchain(c);
 	bpf_for(i, 0, FQ_MAX_FLOWS) {
 		struct fq_flow *f;
@@ -1402,10 +1581,10 @@ static __noinline void fq_purge(const struct fq_ctx *c)
 		flow_slot_free(&in->flow_cache, all, f);
 		all = next;
 	}
-	reserved_init(c, flow_prio(c), FQ_KEY_PRIO, c->id + 1);
 	reserved_init(c, flow_overflow(c), FQ_KEY_OVERFLOW, c->id + 1);
-	in->new_head = in->new_tail = 0;
-	in->old_head = in->old_tail = 0;
+	__builtin_memset(in->band, 0, sizeof(in->band));
+	in->band_nr = 0;
+	__builtin_memset(in->stats.band_pkts, 0, sizeof(in->stats.band_pkts));
 	in->idle_head = in->idle_tail = 0;
 	in->heap_root = 0;
 	in->time_next_delayed_flow = 0;
@@ -1480,17 +1659,47 @@ static __always_inline void fq_drain(struct fq_inst *in, u32 id)
 }
 
 /*
- * What only .destroy gives up: the reserved flows, left free for the next
+ * What only .destroy gives up: the reserved flow, left free for the next
  * instance of the slot, and the bucket blocks beyond the slot's own.
  */
 static __always_inline void fq_release(struct fq_inst *in, u32 id)
 {
 	struct fq_ctx c = { .id = id, .in = in };
 
-	reserved_init(&c, flow_prio(&c), FQ_KEY_PRIO, 0);
 	reserved_init(&c, flow_overflow(&c), FQ_KEY_OVERFLOW, 0);
 	fq_blocks(in, FQ_BLOCK);
 	in->buckets = 0;
+}
+
+/*
+ * Before the qdisc, on a device where an fq instance has ce_threshold:
+ * CE-mark the ECN-capable packets of flows that dequeue found late.
+ */
+SEC("tc")
+int fq_ce_mark(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
+	struct fq_ce_key k;
+	struct qd_inst_hdr *h;
+	struct fq_cfg *cfg;
+	u32 *slot, id;
+
+	/* Most packets cannot be marked: they cost this test only. */
+	if (!qd_maybe_ect(ctx, skb))
+		return TC_ACT_OK;
+	fq_ce_key(&k, skb, skb->dev);
+	k.flow = k.orphan ? bpf_get_hash_recalc(ctx) : bpf_get_socket_cookie(ctx);
+	slot = bpf_map_lookup_elem(&ce_flows, &k);
+	if (!slot)
+		return TC_ACT_OK;
+	/* The entry may outlive its instance, and the slot hold another since. */
+	id = *slot;
+	h = bpf_map_lookup_elem(&slots, &id);
+	cfg = bpf_map_lookup_elem(&cfgs, &id);
+	if (h && cfg && h->in_use && h->place.ifindex == k.ifindex && h->place.netns == k.netns &&
+	    cfg->ce_threshold < FQ_CE_OFF)
+		bpf_skb_ecn_set_ce(ctx);
+	return TC_ACT_OK;
 }
 
 QD_QDISC_OPS_RELEASE(fq, struct fq_inst);

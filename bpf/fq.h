@@ -42,17 +42,27 @@
 /* The largest quanta: a flow's credit is an s32, so far below 2^31. */
 #define FQ_MAX_QUANTUM	       (1U << 20)
 #define FQ_MAX_INITIAL_QUANTUM (1U << 24)
-#define FQ_MAX_BLOCKS  (FQ_MAX_BUCKETS / FQ_BLOCK)
-#define FQ_HEADS       8 /* bucket heads an entry of the buckets map */
+#define FQ_MAX_BLOCKS	       (FQ_MAX_BUCKETS / FQ_BLOCK)
+#define FQ_HEADS	       8 /* bucket heads an entry of the buckets map */
 
 /*
- * Instance slot s has two reserved flows in the shared table, 1 + 2s for
- * TC_PRIO_CONTROL packets (served first) and 2 + 2s for packets whose flow
- * found no free slot; index 0 means "none" in every chain, and the pool's
- * flows follow the reserved ones. Their keys name them in `show flows`.
+ * Instance slot s has one reserved flow in the shared table, 1 + s, for
+ * packets whose flow found no free slot; index 0 means "none" in every
+ * chain, and the pool's flows follow the reserved ones. Its key names it
+ * in `show flows`.
  */
-#define FQ_KEY_PRIO	2
 #define FQ_KEY_OVERFLOW 4
+
+/*
+ * sch_fq's bands (Linux 6.8 and later): skb->priority & 15 picks a band
+ * through the priomap, and the bands share the link by weighted round
+ * robin, each band's flows by deficit round robin. Only three, as in
+ * sch_fq; a weight is the bytes a band sends a round, at least
+ * FQ_MIN_WEIGHT.
+ */
+#define FQ_BANDS      3
+#define FQ_PRIOS      16 /* TC_PRIO_MAX + 1 */
+#define FQ_MIN_WEIGHT 16384
 
 enum fq_flow_state {
 	FQ_FREE = 0,
@@ -72,11 +82,21 @@ struct fq_cfg {
 	__u64 horizon;		  /* ns */
 	__u64 timer_slack;	  /* ns */
 	__u64 refill_delay;	  /* ns */
+	__u64 ce_threshold;	  /* ns; FQ_CE_OFF and beyond: no marking */
 	__u32 buckets;		  /* hash buckets, a power of two */
 	__u32 orphan_mask;
 	__u32 horizon_drop; /* 1: drop beyond the horizon, 0: cap */
 	__u32 pacing;	    /* 1: pace flows at min(maxrate, socket pacing rate) */
+	/* ns; always 0: pacing is never left to the device */
+	__u32 offload_horizon;
+	__u32 bands; /* always FQ_BANDS, as sch_fq */
+	__u8 priomap[FQ_PRIOS];
+	__u32 weights[FQ_BANDS]; /* bytes a round, each >= FQ_MIN_WEIGHT */
+	__u32 pad;
 };
+
+/* sch_fq's "no ce_threshold": ~0U microseconds, what it keeps and dumps. */
+#define FQ_CE_OFF (0xffffffffULL * 1000)
 
 /* sch_fq's tc_fq_qd_stats, the counters a BPF qdisc can keep, and ours. */
 struct fq_stats {
@@ -90,10 +110,13 @@ struct fq_stats {
 	__u64 horizon_caps;
 	__u64 collisions; /* flows created in a bucket another flow used */
 	__u64 unthrottle_latency_ns;
-	__u32 flows;	      /* the instance's flows, the reserved two not counted */
-	__u32 inactive_flows; /* of them, idle ones */
+	/* packets that left later than ce_threshold, as sch_fq counts them */
+	__u64 ce_mark;
+	__u64 band_drops[FQ_BANDS]; /* packets dropped for their band's limit */
+	__u32 band_pkts[FQ_BANDS];  /* packets queued in each band, the fast slot's not */
+	__u32 flows;		    /* the instance's flows, the reserved one not counted */
+	__u32 inactive_flows;	    /* of them, idle ones */
 	__u32 throttled_flows;
-	__u32 pad;
 };
 
 /*
@@ -108,25 +131,54 @@ struct fq_pool {
 	__u64 fresh_blocks; /* bucket blocks of the pool handed out */
 };
 
+/* A band's flow lists and its credit in the round between the bands. */
+struct fq_band {
+	__u32 new_head, new_tail;
+	__u32 old_head, old_tail;
+	__s32 credit;
+	__u32 pad;
+};
+
 struct fq_inst {
 	struct fq_stats stats;
 	__u64 time_next_delayed_flow; /* CLOCK_MONOTONIC ns of the heap's top; 0: none */
 	/* Runtime state, private to the program. */
 	__u64 hash_key[12]; /* of the flow hash of packets without a socket */
 	__u64 sch_addr;	    /* the Qdisc's address, for socket keys */
-	__u32 new_head, new_tail;
-	__u32 old_head, old_tail;
+	struct fq_band band[FQ_BANDS];
+	__u32 band_nr;		    /* the band being served */
+	/*
+	 * The dequeue loop's bands passed without work and whether it has
+	 * skipped rounds, kept here rather than in locals: a value read back
+	 * from a map is not tracked, so the loop's states at each turn stay
+	 * alike and prune. With locals, 6.17's and 6.18's verifiers (which do
+	 * not widen loop scalars) gave up on fq_dequeue.
+	 */
+	__u32 deq_retry;
+	__u32 deq_skipped;
 	__u32 idle_head, idle_tail; /* idle flows, oldest first */
 	__u32 heap_root;	    /* leftist heap of throttled flows */
 	__u32 buckets;		    /* how many buckets the chains are hashed for */
 	__u32 buckets_want;	    /* the `buckets` they were made for */
 	__u32 nblocks;		    /* bucket blocks held, the own one included */
 	__u32 psched_mtu;	    /* the device's MTU plus link header, for quanta */
-	__u32 fast;		    /* 1: the fast slot holds a packet */
 	__u32 last_flow;	    /* the flow classify found or made last */
+	/*
+	 * The fast slot (fq.bpf.c): a packet that found the qdisc empty, its
+	 * length, and the flow that is to wait after it, from its dequeue (0:
+	 * none; a flow's credit is charged when its packet arrives).
+	 */
+	__u32 fast_len;
+	__u32 fast_flow;
+	__u64 fast_wait; /* how long fast_flow waits after it */
+#ifdef __BPF__
+	struct sk_buff __kptr *fast;
+#else
+	__u64 fast; /* reads as 0 from userspace */
+#endif
 	struct qd_pool_cache flow_cache; /* free flow slots this instance holds */
 	struct qd_pool_cache pkt_cache;	 /* free packet slots this instance holds */
-	__u32 block[FQ_MAX_BLOCKS]; /* bucket block of each FQ_BLOCK buckets */
+	__u32 block[FQ_MAX_BLOCKS];	 /* bucket block of each FQ_BLOCK buckets */
 };
 
 /* A flow slot of the shared "flows" map. */
@@ -141,14 +193,15 @@ struct fq_flow {
 	__s32 credit;
 	__u32 qlen;
 	__u32 backlog;
-	__u32 head, tail; /* packet slots */
-	__u32 hnext;	  /* next flow in its bucket, or in a free chain */
-	__u32 lnext;	  /* next flow on the new, old or idle list */
-	__u32 lprev;	  /* previous flow on the idle list */
+	__u32 head, tail;	    /* packet slots */
+	__u32 hnext;		    /* next flow in its bucket, or in a free chain */
+	__u32 lnext;		    /* next flow on the new, old or idle list */
+	__u32 lprev;		    /* previous flow on the idle list */
 	__u32 hleft, hright, hrank; /* in the heap of throttled flows */
 	__u32 bucket;
 	__u32 socket_hash;
 	__u32 state; /* enum fq_flow_state */
+	__u32 band;  /* of its last packet: the band whose lists it goes on */
 };
 
 #endif

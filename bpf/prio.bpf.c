@@ -169,13 +169,9 @@ static __noinline int prio_enqueue_ring(unsigned long long *ctx, struct prio_ins
 	sch = ENQ_SCH(ctx);
 	sch->q.qlen++;
 	sch->qstats.backlog += len;
+	/* limit <= the ring keeps the slot free. */
 	skb = bpf_kptr_xchg(&s->skb, skb);
-	if (!skb)
-		return NET_XMIT_SUCCESS;
-	/* Cannot happen: limit <= the ring keeps the slot free. */
-	sch = ENQ_SCH(ctx);
-	sch->q.qlen--;
-	sch->qstats.backlog -= qdisc_pkt_len(skb);
+	return qd_enq_stored(ctx, skb);
 drop_band:
 	b->drops++;
 drop:
@@ -221,15 +217,7 @@ int prio_enqueue(unsigned long long *ctx)
 	p->bytes += len;
 	p->packets++;
 	skb = bpf_kptr_xchg(&in->fast, skb);
-	if (!skb)
-		return NET_XMIT_SUCCESS;
-	/* Cannot happen; should it, drop what was there rather than leak it. */
-	sch = ENQ_SCH(ctx);
-	sch->q.qlen--;
-	sch->qstats.backlog -= qdisc_pkt_len(skb);
-	sch->qstats.drops++;
-	bpf_qdisc_skb_drop(skb, ENQ_TO_FREE(ctx));
-	return NET_XMIT_DROP;
+	return qd_enq_stored(ctx, skb);
 drop:
 	ENQ_SCH(ctx)->qstats.drops++;
 	bpf_qdisc_skb_drop(ENQ_SKB(ctx), ENQ_TO_FREE(ctx));

@@ -14,10 +14,12 @@
 #include <linux/pkt_sched.h>
 
 #include "cmd/cmd.h"
-#include "cmd/target.h"
+#include "core/instance.h"
+#include "core/lock.h"
+#include "core/registry.h"
+#include "core/target.h"
 #include "kinds/kind.h"
 #include "lib/common.h"
-#include "lib/registry.h"
 #include "lib/spec.h"
 
 /*
@@ -35,12 +37,13 @@ static int pick_options(const struct qdisc_spec *s, const struct qd_target *t, c
 		return QD_EXIT_OK;
 	if (named || !t->kind) {
 		/* As the kernel answers tc: the kind must match the existing one. */
-		qd_err("change: the qdisc at %s is %s, not %s", where, t->cur.kind, s->kind);
+		qd_err("change: the qdisc at %s is %s, not %s", where, t->cur.kind,
+		       qd_tok(s->kind));
 		return QD_EXIT_KERNEL;
 	}
 	if (!qd_kind_knows(t->kind, s->kind)) {
 		qd_err("change: \"%s\" is neither %s (the qdisc at %s) nor one of its options",
-		       s->kind, t->kind->name, where);
+		       qd_tok(s->kind), t->kind->name, where);
 		return QD_EXIT_USAGE;
 	}
 	(*optc)++;
@@ -55,14 +58,15 @@ static int change_instance(const struct qd_target *t, const char *where, int opt
 	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 	struct qd_reg reg;
 	uint32_t id;
-	int ret = QD_EXIT_OK;
+	int err, ret = QD_EXIT_OK;
 
-	if (qd_reg_open_id(t->cur.kind, &reg)) {
+	err = qd_target_slot(t, &reg, &id);
+	if (err == -ENOENT) {
 		qd_err("change: %s at %s has no registration under %s", t->cur.kind, where,
 		       QD_PIN_ROOT);
 		return QD_EXIT_FAIL;
 	}
-	if (qd_reg_find(&reg, &t->place, t->cur.handle, &id) || qd_reg_cfg(&reg, id, cur)) {
+	if (err || qd_reg_cfg(&reg, id, cur)) {
 		/* An instance whose .init failed owns no slot; it is no qdisc tc shows. */
 		qd_err("change: %s at %s has no options slot", t->cur.kind, where);
 		ret = QD_EXIT_FAIL;
@@ -76,7 +80,7 @@ static int change_instance(const struct qd_target *t, const char *where, int opt
 }
 
 struct mq_children {
-	uint32_t major;
+	uint32_t major; /* the mq's handle */
 	__u64 netns;
 	int n, max;
 	struct qd_target *t;
@@ -88,22 +92,12 @@ static int collect_child(const struct qdisc_info *qi, void *data)
 	struct mq_children *c = data;
 	struct qd_target *t;
 
-	if (qi->parent == TC_H_ROOT || TC_H_MAJ(qi->parent) != c->major)
-		return 0;
 	if (c->n && strcmp(qi->kind, c->t[0].cur.kind)) {
 		c->other = qi->kind;
 		return 0;
 	}
-	if (c->n == c->max) {
-		/* mq has a class a tx queue: at most 65535 children. */
-		int max = c->max ? 2 * c->max : 64;
-
-		t = realloc(c->t, max * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		c->t = t;
-		c->max = max;
-	}
+	if (qd_grow(&c->t, &c->max, c->n, sizeof(*c->t), 64))
+		return -ENOMEM;
 	t = &c->t[c->n];
 	t->cur = *qi;
 	t->cur.options = NULL;
@@ -124,11 +118,11 @@ static int collect_child(const struct qdisc_info *qi, void *data)
 static int change_mq(struct rtnl *rt, const struct qdisc_spec *s, const struct qd_target *root,
 		     const char *where)
 {
-	struct mq_children c = { .major = TC_H_MAJ(root->cur.handle), .netns = root->place.netns };
+	struct mq_children c = { .major = root->cur.handle, .netns = root->place.netns };
 	char **optv;
 	int lock, err, ret = QD_EXIT_OK, optc;
 
-	err = qdisc_dump(rt, s->ifindex, collect_child, &c);
+	err = qdisc_dump_children(rt, s->ifindex, c.major, collect_child, &c);
 	if (err) {
 		qd_err("change: cannot list the children of the mq at %s: %s", where,
 		       strerror(-err));

@@ -45,10 +45,6 @@ extern const struct argp_option qd_global_options[];
 /* Run one command line (argv[0] = command): what `-b` does for each line. */
 int qd_cmd_run(int argc, char **argv);
 
-struct qd_kind;
-/* 0 when the kernel can run k's BPF qdisc; else says why, returns the exit code. */
-int qd_check_kernel(const struct qd_kind *k);
-
 struct rtnl;
 /* rt opened: QD_EXIT_OK, or QD_EXIT_FAIL with the reason said. */
 int qd_cmd_rtnl(struct rtnl *rt);

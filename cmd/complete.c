@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/complete.h"
 #include "lib/common.h"
-#include "lib/complete.h"
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"
-#include "netlink/sysctl.h"
+#include "sysctl/sysctl.h"
 
 static int commands(char **argv)
 {

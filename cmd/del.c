@@ -6,9 +6,11 @@
 #include <linux/rtnetlink.h>
 
 #include "cmd/cmd.h"
+#include "core/lock.h"
+#include "core/registry.h"
+#include "core/sweep.h"
 #include "kinds/kind.h"
 #include "lib/common.h"
-#include "lib/registry.h"
 #include "lib/spec.h"
 #include "lib/testkill.h"
 #include "netlink/qdisc.h"
@@ -65,7 +67,7 @@ static int run_del(int argc, char **argv)
 	if (qdisc_spec_parse(argc - 1, argv + 1, &s))
 		return QD_EXIT_USAGE;
 	if (s.optc) {
-		qd_err("del: unexpected \"%s\"", s.optv[0]);
+		qd_err("del: unexpected \"%s\"", qd_tok(s.optv[0]));
 		return QD_EXIT_USAGE;
 	}
 	if (!s.have_parent) {

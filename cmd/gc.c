@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/lock.h"
+#include "core/registry.h"
+#include "core/sweep.h"
 #include "lib/common.h"
 #include "lib/json_print.h"
-#include "lib/registry.h"
 
 static void report(const char *what, const char *reg, const char *detail, void *data)
 {
@@ -29,7 +31,7 @@ static int run_gc(int argc, char **argv)
 	int lock;
 
 	if (argc > 1) {
-		qd_err("gc: unexpected \"%s\"", argv[1]);
+		qd_err("gc: unexpected \"%s\"", qd_tok(argv[1]));
 		return QD_EXIT_USAGE;
 	}
 	if (geteuid() != 0) {

@@ -55,7 +55,7 @@ static int run_help(int argc, char **argv)
 	const struct qd_kind *k;
 
 	if (argc > 2) {
-		qd_err("help: unexpected \"%s\"", argv[2]);
+		qd_err("help: unexpected \"%s\"", qd_tok(argv[2]));
 		return QD_EXIT_USAGE;
 	}
 	if (argc == 1) {
@@ -84,7 +84,7 @@ static int run_help(int argc, char **argv)
 			printf("%s\n", (*c)->help);
 		return QD_EXIT_OK;
 	}
-	qd_err("help: no command or kind \"%s\"", argv[1]);
+	qd_err("help: no command or kind \"%s\"", qd_tok(argv[1]));
 	return QD_EXIT_USAGE;
 }
 

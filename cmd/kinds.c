@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/registry.h"
 #include "kinds/describe.h"
 #include "lib/common.h"
 #include "lib/json_print.h"
-#include "lib/registry.h"
 
 /*
  * With -d: each registration of k, any version, with its capacities, the
@@ -30,15 +30,14 @@ static void describe_regs(const struct qd_kind *k)
 		}
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "id", "         registration %s:", r.id);
-		print_uint(PRINT_ANY, "used", " %u", l.n);
-		print_uint(PRINT_ANY, "instances", " of %u instances", r.slots);
+		print_uint(PRINT_ANY, "used", " %llu", l.n);
+		print_uint(PRINT_ANY, "instances", " of %llu instances", r.slots);
 		if (!qd_reg_caps(&r)) {
 			open_json_object("capacity");
 			for (int i = 1; i < qd_kind_ncaps(k); i++) {
-				char fmt[64];
-
-				snprintf(fmt, sizeof(fmt), ", %s %%u", qd_kind_cap(k, i)->name);
-				print_uint(PRINT_ANY, qd_kind_cap(k, i)->name, fmt, r.cap[i]);
+				print_uint(PRINT_JSON, qd_kind_cap(k, i)->name, NULL, r.cap[i]);
+				print_text(", %s %llu", qd_kind_cap(k, i)->name,
+					   (unsigned long long)r.cap[i]);
 			}
 			close_json_object();
 		}
@@ -58,7 +57,7 @@ static void describe_regs(const struct qd_kind *k)
 static int run_kinds(int argc, char **argv)
 {
 	if (argc > 1) {
-		qd_err("kinds: unexpected \"%s\"", argv[1]);
+		qd_err("kinds: unexpected \"%s\"", qd_tok(argv[1]));
 		return QD_EXIT_USAGE;
 	}
 	open_json_array(PRINT_JSON, NULL);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `qdiscctl __man`: the man page, troff, from the tables help reads (the
- * commands, argp's global options, the kinds' descriptors, the sysctls).
+ * commands, argp's global options, the kinds' descriptors, the sysctls);
+ * a kind's part is the describer's troff back end (kinds/describe.h),
+ * the walk help KIND renders as text.
  * `make man` writes it to doc/qdiscctl.8, which is committed so that
  * installing needs no build of it; tests/host/agreement.sh regenerates it
  * and fails when the committed page has drifted from the binary.
@@ -14,8 +16,7 @@
 #include "cmd/cmd.h"
 #include "kinds/describe.h"
 #include "lib/common.h"
-#include "lib/units.h"
-#include "netlink/sysctl.h"
+#include "sysctl/sysctl.h"
 
 /*
  * Text as troff takes it: backslashes and minus signs escaped (so options
@@ -121,27 +122,69 @@ static void commands(void)
 	}
 }
 
-static void kind(const struct qd_kind *k)
-{
-	char syn[1024], l[128], d[UNITS_BUF];
+/* --- the kinds: the describer's troff back end ---------------------------- */
 
+static void troff_kind(const struct qd_kind *k, const char *syn)
+{
 	printf(".SS %s\n", k->name);
 	esc(k->summary);
 	printf(". The kernel and tc show it as \\fB%s\\fR.\n", k->id);
-	qd_kind_synopsis(k, syn, sizeof(syn));
 	printf(".PP\n.B qdiscctl add dev\n.I DEV\n.RB ( root \" | parent\"\n.IR ID )\n"
 	       ".RB [ handle\n.IR H ]\n");
 	line(syn);
-	for (const struct qd_opt *o = k->opts; o->name; o++) {
-		qd_opt_label(o, l, sizeof(l));
-		printf(".TP\n.B ");
-		line(l);
-		esc(o->help);
-		if (o->flags & QD_OPT_REQUIRED)
-			printf(" (required).\n");
-		else
-			printf(" (default \\fB%s\\fR).\n", qd_opt_default_text(o, d, sizeof(d)));
+}
+
+static void troff_option(const struct qd_opt *o, const char *label, const char *dflt)
+{
+	printf(".TP\n.B ");
+	line(label);
+	esc(o->help);
+	if (dflt)
+		printf(" (default \\fB%s\\fR).\n", dflt);
+	else
+		printf(" (required).\n");
+}
+
+static void troff_field(const struct qd_opt *o, const struct qd_opt *f, const char *label,
+			const char *dflt)
+{
+	char l[160];
+
+	snprintf(l, sizeof(l), "%s %s", o->name, label);
+	printf(".TP\n.B ");
+	line(l);
+	esc(f->help);
+	printf(" (default \\fB%s\\fR).\n", dflt);
+}
+
+static void troff_list_begin(enum qd_desc_list what, const struct qd_kind *k)
+{
+	if (what == QD_DESC_STATS) {
+		printf(".PP\nStatistics (\\fBshow \\-s\\fR; JSON keys):");
+	} else if (what == QD_DESC_TABLE) {
+		printf(".PP\nPer-class statistics (\\fBshow \\-s\\fR; JSON array \\fB%s\\fR, ",
+		       k->table->name);
+		esc(k->table->help);
+		printf("):");
+	} else {
+		printf(".PP\nFlow table (\\fBshow dev\\fR \\fIDEV\\fR \\fBflows\\fR "
+		       "[\\fBsort\\fR \\fICOLUMN\\fR]) columns:");
 	}
+}
+
+static void troff_list_item(const char *name, bool first)
+{
+	printf("%s\\fB%s\\fR", first ? " " : ", ", name);
+}
+
+static void troff_list_end(enum qd_desc_list what)
+{
+	(void)what;
+	printf(".\n");
+}
+
+static void troff_caps(const struct qd_kind *k)
+{
 	printf(".PP\nCapacities, fixed when the kind is registered (\\fB\\-C\\fR "
 	       "\\fINAME\\fB=\\fIN\\fR):");
 	for (int i = 0; i < qd_kind_ncaps(k); i++) {
@@ -152,36 +195,18 @@ static void kind(const struct qd_kind *k)
 			printf(" (default %u)", c->def);
 	}
 	printf(".\n");
-	if (k->stats && k->stats->name) {
-		printf(".PP\nStatistics (\\fBshow \\-s\\fR; JSON keys):");
-		for (const struct qd_stat *s = k->stats; s->name; s++) {
-			const struct qd_stat *t = k->stats;
-
-			/* tc uses some keys twice ("throttled" in fq); name them once. */
-			while (t < s && strcmp(t->name, s->name))
-				t++;
-			if (t == s)
-				printf("%s\\fB%s\\fR", s == k->stats ? " " : ", ", s->name);
-		}
-		printf(".\n");
-	}
-	if (k->table) {
-		printf(".PP\nPer-class statistics (\\fBshow \\-s\\fR; JSON array \\fB%s\\fR, ",
-		       k->table->name);
-		esc(k->table->help);
-		printf("):");
-		for (const struct qd_stat *s = k->table->stats; s->name; s++)
-			printf("%s\\fB%s\\fR", s == k->table->stats ? " " : ", ", s->name);
-		printf(".\n");
-	}
-	if (k->flows) {
-		printf(".PP\nFlow table (\\fBshow dev\\fR \\fIDEV\\fR \\fBflows\\fR "
-		       "[\\fBsort\\fR \\fICOLUMN\\fR]) columns:");
-		for (const struct qd_col *c = k->flows->cols; c->name; c++)
-			printf("%s\\fB%s\\fR", c == k->flows->cols ? " " : ", ", c->name);
-		printf(".\n");
-	}
 }
+
+static const struct qd_describer troff_describer = {
+	.kind = troff_kind,
+	.option = troff_option,
+	.field = troff_field,
+	.list_begin = troff_list_begin,
+	.list_item = troff_list_item,
+	.list_end = troff_list_end,
+	.caps = troff_caps,
+	.caps_first = true,
+};
 
 /* The meanings are the README's table; the numbers come from enum qd_exit. */
 static const struct {
@@ -216,7 +241,7 @@ static const char *const examples[] = {
 static int run_man(int argc, char **argv)
 {
 	if (argc > 1) {
-		qd_err("__man: unexpected \"%s\"", argv[1]);
+		qd_err("__man: unexpected \"%s\"", qd_tok(argv[1]));
 		return QD_EXIT_USAGE;
 	}
 	printf(".\\\" Generated by `qdiscctl __man` (make man); do not edit.\n"
@@ -243,7 +268,7 @@ static int run_man(int argc, char **argv)
 	commands();
 	printf(".SH KINDS\n");
 	for (const struct qd_kind *const *k = qd_kinds(); *k; k++)
-		kind(*k);
+		qd_kind_describe_to(*k, &troff_describer);
 	printf(".SH SYSCTLS\nThe names \\fBsysctl\\fR shows and sets:\n");
 	for (const struct qd_sysctl *s = qd_sysctls; s->name; s++) {
 		printf(".TP\n.B %s\n", s->name);

@@ -15,10 +15,13 @@
 #include <linux/rtnetlink.h>
 
 #include "cmd/cmd.h"
-#include "cmd/new_qdisc.h"
+#include "cmd/mq.h"
+#include "core/instance.h"
+#include "core/lock.h"
+#include "core/registry.h"
+#include "core/sweep.h"
 #include "kinds/kind.h"
 #include "lib/common.h"
-#include "lib/registry.h"
 #include "netlink/link.h"
 #include "netlink/qdisc.h"
 
@@ -96,7 +99,7 @@ int qd_cmd_new_mq(const char *cmd, const struct qdisc_spec *spec, unsigned int n
 	if (!k) {
 		qd_err("%s: mq: \"%s\" is not one of qdiscctl's kinds (use tc for mq with other "
 		       "children)",
-		       cmd, s.optv[0]);
+		       cmd, qd_tok(s.optv[0]));
 		return QD_EXIT_USAGE;
 	}
 	if (s.parent != TC_H_ROOT) {

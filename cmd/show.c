@@ -12,91 +12,19 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "cmd/show.h"
+#include "cmd/show_flows.h"
+#include "core/instance.h"
 #include "kinds/kind.h"
 #include "lib/common.h"
 #include "lib/json_print.h"
-#include "lib/qdisc_print.h"
+#include "netlink/qdisc_print.h"
 
-/*
- * The index in ctx of the registration of kernel kind id (one version of
- * k), or -1: one kept open a kind, its instances read when it is opened.
- */
-static int reg_for(struct show_ctx *ctx, const struct qd_kind *k, const char *id)
-{
-	const struct qd_kind *const *kinds = qd_kinds();
-
-	for (int i = 0; kinds[i] && i < SHOW_MAX_KINDS; i++) {
-		if (kinds[i] != k)
-			continue;
-		if (ctx->ok[i] && strcmp(ctx->regs[i].id, id)) {
-			if (ctx->ok[i] > 0) {
-				qd_reg_close(&ctx->regs[i]);
-				qd_insts_free(&ctx->insts[i]);
-			}
-			ctx->ok[i] = 0;
-		}
-		if (ctx->ok[i] == 0) {
-			ctx->ok[i] = qd_reg_open_id(id, &ctx->regs[i]) ? -1 : 1;
-			if (ctx->ok[i] > 0 && qd_reg_list(&ctx->regs[i], &ctx->insts[i])) {
-				qd_reg_close(&ctx->regs[i]);
-				ctx->ok[i] = -1;
-			}
-		}
-		return ctx->ok[i] > 0 ? i : -1;
-	}
-	return -1;
-}
-
-const struct qd_reg *show_instance(struct show_ctx *ctx, const struct qdisc_info *qi, uint32_t *id)
-{
-	const struct qd_kind *k = qd_reg_kind(qi->kind);
-	int r;
-
-	if (!k || (r = reg_for(ctx, k, qi->kind)) < 0)
-		return NULL;
-	for (int i = 0; i < ctx->insts[r].n; i++) {
-		const struct qd_inst_hdr *h = &ctx->insts[r].hdrs[i];
-
-		if (h->handle == qi->handle && h->place.netns == ctx->netns &&
-		    h->place.ifindex == (uint32_t)qi->ifindex && h->place.parent == qi->parent) {
-			*id = ctx->insts[r].ids[i];
-			return &ctx->regs[r];
-		}
-	}
-	return NULL;
-}
-
-bool show_wanted(const struct show_ctx *ctx, const struct qdisc_info *qi)
-{
-	const struct qdisc_spec *f = ctx->filter;
-
-	return (!f->have_parent || qi->parent == f->parent) &&
-	       (!f->have_handle || qi->handle == f->handle);
-}
-
-const char *show_dev(const struct show_ctx *ctx, const struct qdisc_info *qi, char *buf)
-{
-	const char *name;
-
-	if (ctx->filter->dev)
-		return NULL;
-	name = link_name(&ctx->names, qi->ifindex);
-	if (name)
-		return name;
-	/* A device that came after the dump of names. */
-	if (!if_indextoname(qi->ifindex, buf))
-		snprintf(buf, IF_NAMESIZE, "if%d", qi->ifindex);
-	return buf;
-}
-
-uint64_t show_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
+/* The listing, and the qdisc being printed as the kernel reports it (show prints the kind's base
+ * id). */
+struct show_ctx {
+	struct qd_lookup lk;
+	const struct qdisc_info *printing;
+};
 
 static void print_options(const struct qdisc_info *qi, void *data)
 {
@@ -104,7 +32,7 @@ static void print_options(const struct qdisc_info *qi, void *data)
 	const struct qd_reg *reg;
 	uint32_t id;
 
-	if (!(reg = show_instance(ctx, ctx->printing ? ctx->printing : qi, &id)))
+	if (!(reg = qd_lookup_instance(&ctx->lk, ctx->printing ? ctx->printing : qi, &id)))
 		return;
 	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 	if (qd_reg_cfg(reg, id, cfg))
@@ -137,26 +65,20 @@ static void print_options(const struct qdisc_info *qi, void *data)
 static void print_xstats(const struct qdisc_info *qi, void *data)
 {
 	struct show_ctx *ctx = data;
+	const struct qdisc_info *q = ctx->printing ? ctx->printing : qi;
+	const struct qd_kind *k = qd_reg_kind(q->kind);
 	const struct qd_reg *reg;
 	uint32_t id;
 
 	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
-	char *inst;
+	void *inst;
 
-	if (!(reg = show_instance(ctx, ctx->printing ? ctx->printing : qi, &id)) ||
-	    (!reg->kind->stats && !reg->kind->table && !reg->kind->rows))
+	if (!k || (!k->stats && !k->table && !k->rows) ||
+	    !(reg = qd_lookup_read(&ctx->lk, q, &id, &inst, cfg)))
 		return;
-	/* Sized by the pinned map, which open_pinned bounds: not for the stack. */
-	inst = malloc(reg->inst_size);
-	if (!inst || qd_reg_inst(reg, id, inst)) {
-		free(inst);
-		return;
-	}
-	qd_kind_print_stats(reg->kind, inst, reg->inst_size, show_now());
-	if (reg->kind->rows && !qd_reg_cfg(reg, id, cfg))
-		qd_kind_print_rows(reg->kind, cfg, inst, reg->inst_size);
-	if (reg->kind->table && !qd_reg_cfg(reg, id, cfg))
-		qd_kind_print_table(reg->kind, inst, reg->inst_size, cfg);
+	qd_kind_print_stats(reg->kind, inst, reg->inst_size, qd_inst_now());
+	qd_kind_print_rows(reg->kind, cfg, inst, reg->inst_size);
+	qd_kind_print_table(reg->kind, inst, reg->inst_size, cfg);
 	free(inst);
 }
 
@@ -171,9 +93,9 @@ static int show_one(const struct qdisc_info *qi, void *data)
 	if (k)
 		snprintf(q.kind, sizeof(q.kind), "%s", k->id);
 	ctx->printing = qi;
-	if (show_wanted(ctx, qi))
-		qdisc_print(&q, show_dev(ctx, qi, dev), qd_opts.stats, print_options, print_xstats,
-			    ctx);
+	if (qd_lookup_wanted(&ctx->lk, qi))
+		qdisc_print(&q, qd_lookup_dev(&ctx->lk, qi, dev), qd_opts.stats, print_options,
+			    print_xstats, ctx);
 	ctx->printing = NULL;
 	return 0;
 }
@@ -209,7 +131,7 @@ static int parse_show(int argc, char **argv, struct qdisc_spec *s, bool *flows, 
 	if (qdisc_spec_parse(n, rest, s))
 		return -EINVAL;
 	if (s->kind) {
-		qd_err("show: unexpected \"%s\"", s->kind);
+		qd_err("show: unexpected \"%s\"", qd_tok(s->kind));
 		return -EINVAL;
 	}
 	if (*sort && !*flows) {
@@ -239,13 +161,9 @@ static int run_show(int argc, char **argv)
 	ret = qd_cmd_rtnl(&rt);
 	if (ret)
 		return ret;
-	ctx.filter = &s;
-	rtnl_netns_cookie(&rt, &ctx.netns);
-	/* As tc: one dump of every device's name instead of a lookup a qdisc. */
-	if (!s.dev)
-		link_names_load(&rt, &ctx.names);
+	qd_lookup_init(&ctx.lk, &rt, &s);
 	if (flows) {
-		ret = show_flows(&rt, &ctx, sort);
+		ret = show_flows(&rt, &ctx.lk, sort);
 	} else {
 		open_json_array(PRINT_JSON, NULL);
 		err = qdisc_dump(&rt, s.ifindex, show_one, &ctx);
@@ -256,12 +174,7 @@ static int run_show(int argc, char **argv)
 		}
 	}
 	rtnl_close(&rt);
-	link_names_free(&ctx.names);
-	for (size_t i = 0; i < SHOW_MAX_KINDS; i++)
-		if (ctx.ok[i] > 0) {
-			qd_reg_close(&ctx.regs[i]);
-			qd_insts_free(&ctx.insts[i]);
-		}
+	qd_lookup_free(&ctx.lk);
 	return ret;
 }
 

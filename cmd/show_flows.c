@@ -12,14 +12,15 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "cmd/show.h"
+#include "cmd/show_flows.h"
+#include "core/instance.h"
 #include "kinds/flows.h"
 #include "lib/common.h"
 #include "lib/json_print.h"
-#include "lib/qdisc_print.h"
+#include "netlink/qdisc_print.h"
 
 struct flows_ctx {
-	struct show_ctx *show;
+	struct qd_lookup *lk;
 	const char *sort;
 	int listed;
 	int ret;
@@ -143,8 +144,7 @@ static uint32_t used_entries(const struct qd_reg *reg, const struct qd_flows *f,
 	return entries;
 }
 
-/* The entries in use of slot id, in *e and *vals: a count, or -errno (printed). */
-static int read_table(const struct qd_reg *reg, uint32_t id, struct qd_flow_entry **e, char **vals)
+int show_flows_read(const struct qd_reg *reg, uint32_t id, struct qd_flow_entry **e, char **vals)
 {
 	const struct qd_flows *f = reg->kind->flows;
 	struct bpf_map_info info = {};
@@ -185,14 +185,14 @@ static int list_one(const struct qdisc_info *qi, void *data)
 	uint32_t id;
 	int n;
 
-	if (ctx->ret || !show_wanted(ctx->show, qi) || !(reg = show_instance(ctx->show, qi, &id)) ||
-	    !(f = reg->kind->flows))
+	if (ctx->ret || !qd_lookup_wanted(ctx->lk, qi) ||
+	    !(reg = qd_lookup_instance(ctx->lk, qi, &id)) || !(f = reg->kind->flows))
 		return 0;
 	e = NULL;
 	vals = NULL;
 	/* Before the read: deadlines are what was left when it began. */
-	now = show_now();
-	n = read_table(reg, id, &e, &vals);
+	now = qd_inst_now();
+	n = show_flows_read(reg, id, &e, &vals);
 	if (n < 0) {
 		ctx->ret = QD_EXIT_FAIL;
 		goto out;
@@ -200,7 +200,7 @@ static int list_one(const struct qdisc_info *qi, void *data)
 	if (ctx->sort && qd_flows_col(f, ctx->sort))
 		qd_flows_sort(e, n, qd_flows_col(f, ctx->sort));
 	open_json_object(NULL);
-	qdisc_print_head(qi, show_dev(ctx->show, qi, dev));
+	qdisc_print_head(qi, qd_lookup_dev(ctx->lk, qi, dev));
 	print_text("\n");
 	qd_flows_print(f, e, n, now, qd_opts.stats);
 	close_json_object();
@@ -240,12 +240,12 @@ static void sort_error(const char *sort)
 		     c++)
 			if (n < sizeof(cols) && !strstr(cols, c->name))
 				n += snprintf(cols + n, sizeof(cols) - n, " %s", c->name);
-	qd_err("show: cannot sort flows by \"%s\" (columns:%s)", sort, cols);
+	qd_err("show: cannot sort flows by \"%s\" (columns:%s)", qd_tok(sort), cols);
 }
 
-int show_flows(struct rtnl *rt, struct show_ctx *ctx, const char *sort)
+int show_flows(struct rtnl *rt, struct qd_lookup *lk, const char *sort)
 {
-	struct flows_ctx fc = { .show = ctx, .sort = sort };
+	struct flows_ctx fc = { .lk = lk, .sort = sort };
 	char kinds[256];
 	int err;
 
@@ -254,7 +254,7 @@ int show_flows(struct rtnl *rt, struct show_ctx *ctx, const char *sort)
 		return QD_EXIT_USAGE;
 	}
 	open_json_array(PRINT_JSON, NULL);
-	err = qdisc_dump(rt, ctx->filter->ifindex, list_one, &fc);
+	err = qdisc_dump(rt, lk->filter->ifindex, list_one, &fc);
 	close_json_array(PRINT_JSON, NULL);
 	if (err) {
 		qd_err_kernel(err, rt->errmsg);

@@ -3,7 +3,7 @@
  * sysctl: the sysctls that shape backpressure, for this network namespace
  * (or -n's): show them, set one, apply the "backpressure" profile and
  * restore what it changed. The table, the profile and the save file are
- * netlink/sysctl.c's; this file is the command line and the printing.
+ * sysctl/'s; this file is the command line and the printing.
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,9 +12,15 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/default_qdisc.h"
+#include "core/instance.h"
+#include "core/registry.h"
+#include "kinds/kind.h"
 #include "lib/common.h"
 #include "lib/json_print.h"
-#include "netlink/sysctl.h"
+#include "sysctl/proc.h"
+#include "sysctl/profile.h"
+#include "sysctl/sysctl.h"
 
 #define STR_(x) #x
 #define STR(x)	STR_(x)
@@ -67,7 +73,6 @@ static int show(const struct qd_sysctl_env *env, int argc, char **argv)
 {
 	struct row rows[16];
 	int n = 0, wn = 4, wv = 5, wd = 7;
-	char fmt[32];
 
 	for (const struct qd_sysctl *s = qd_sysctls; s->name; s++) {
 		bool wanted = argc == 0;
@@ -80,7 +85,7 @@ static int show(const struct qd_sysctl_env *env, int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!qd_sysctl_find(argv[i])) {
 			qd_err("sysctl show: \"%s\" is not one of the sysctls qdiscctl manages",
-			       argv[i]);
+			       qd_tok(argv[i]));
 			return QD_EXIT_USAGE;
 		}
 	}
@@ -120,13 +125,10 @@ static int show(const struct qd_sysctl_env *env, int argc, char **argv)
 		const struct row *r = &rows[i];
 
 		open_json_object(NULL);
-		snprintf(fmt, sizeof(fmt), "%%-%ds  ", wn);
-		print_string(PRINT_ANY, "name", fmt, r->s->name);
-		snprintf(fmt, sizeof(fmt), "%%-%ds  ", wv);
-		print_string(PRINT_FP, NULL, fmt, r->value);
+		print_string(PRINT_JSON, "name", NULL, r->s->name);
+		print_text("%-*s  %-*s  ", wn, r->s->name, wv, r->value);
 		json_value(env, r->s, "value", r->available ? r->raw : NULL);
-		snprintf(fmt, sizeof(fmt), "%%-%ds  ", wd);
-		print_string(PRINT_FP, NULL, fmt, r->dflt);
+		print_text("%-*s  ", wd, r->dflt);
 		json_value(env, r->s, "default", r->dflt_known ? r->dflt : NULL);
 		print_bool(PRINT_JSON, "available", NULL, r->available);
 		print_bool(PRINT_JSON, "writable", NULL, r->writable);
@@ -137,6 +139,42 @@ static int show(const struct qd_sysctl_env *env, int argc, char **argv)
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);
+	return QD_EXIT_OK;
+}
+
+/*
+ * net.core.default_qdisc has one owner, `default`'s: a kind of qdiscctl's
+ * (qdiscctl_fifo, any version) is set as `qdiscctl default fifo` sets it,
+ * with its default options; any other qdisc is written, and what `default`
+ * saved goes, since restoring it would undo this set.
+ */
+static int set_default_qdisc(const char *value)
+{
+	const struct qd_kind *k = qd_reg_kind(value);
+	int e;
+
+	if (geteuid() != 0) {
+		qd_err("sysctl set: cannot write %s: %s (needs root)", QD_DEFAULT_QDISC,
+		       strerror(EACCES));
+		return QD_EXIT_FAIL;
+	}
+	if (k) {
+		_Alignas(uint64_t) char cfg[QD_CFG_MAX];
+
+		if ((e = qd_check_kernel(k)))
+			return e;
+		qd_kind_defaults(k, cfg);
+		return qd_default_set_kind(k, cfg) ? QD_EXIT_FAIL : QD_EXIT_OK;
+	}
+	e = qd_default_set_other(value);
+	if (e == -ENOLCK)
+		return QD_EXIT_FAIL;
+	if (e) {
+		/* Passed qdiscctl's checks, refused by the kernel (no such qdisc). */
+		qd_err("sysctl set: the kernel refused \"%s\" for %s: %s", value, QD_DEFAULT_QDISC,
+		       strerror(-e));
+		return QD_EXIT_KERNEL;
+	}
 	return QD_EXIT_OK;
 }
 
@@ -158,7 +196,7 @@ static int set(const struct qd_sysctl_env *env, int argc, char **argv)
 	if (!s) {
 		qd_err("sysctl set: \"%s\" is not one of the sysctls qdiscctl manages "
 		       "(see 'qdiscctl sysctl show')",
-		       argv[0]);
+		       qd_tok(argv[0]));
 		return QD_EXIT_USAGE;
 	}
 	/* A triple may come as three words or as one quoted word. */
@@ -186,6 +224,8 @@ static int set(const struct qd_sysctl_env *env, int argc, char **argv)
 		       s->name);
 		return QD_EXIT_FAIL;
 	}
+	if (!strcmp(s->name, QD_DEFAULT_QDISC))
+		return set_default_qdisc(canon);
 	e = qd_sysctl_write(env, s, canon);
 	if (e == -EACCES || e == -EPERM) {
 		qd_err("sysctl set: cannot write %s: %s (needs root)", s->name, strerror(-e));
@@ -193,7 +233,7 @@ static int set(const struct qd_sysctl_env *env, int argc, char **argv)
 	}
 	if (e) {
 		/* Passed qdiscctl's checks, refused by the kernel (e.g. no such qdisc). */
-		qd_err("sysctl set: the kernel refused \"%s\" for %s: %s", canon, s->name,
+		qd_err("sysctl set: the kernel refused \"%s\" for %s: %s", qd_tok(canon), s->name,
 		       strerror(-e));
 		return QD_EXIT_KERNEL;
 	}
@@ -255,30 +295,25 @@ static int apply(const struct qd_sysctl_env *env, int argc, char **argv)
 {
 	char err[QD_SYSCTL_ERR], path[PATH_MAX];
 	struct qd_sysctl_plan plan;
-	int lock, e, changes = 0;
+	int e, changes = 0;
 
 	if (argc < 1) {
 		qd_err("sysctl apply: needs a profile: backpressure");
 		return QD_EXIT_USAGE;
 	}
 	if (strcmp(argv[0], "backpressure")) {
-		qd_err("sysctl apply: no profile \"%s\" (there is: backpressure)", argv[0]);
+		qd_err("sysctl apply: no profile \"%s\" (there is: backpressure)", qd_tok(argv[0]));
 		return QD_EXIT_USAGE;
 	}
 	if (argc > 1) {
-		qd_err("sysctl apply: unexpected \"%s\"", argv[1]);
+		qd_err("sysctl apply: unexpected \"%s\"", qd_tok(argv[1]));
 		return QD_EXIT_USAGE;
 	}
-	/* It says why when it fails. */
-	lock = qd_sysctl_lock(env);
-	if (lock < 0)
-		return QD_EXIT_FAIL;
-	e = qd_sysctl_plan(env, qd_profile_backpressure, &plan, err, sizeof(err));
-	if (!e)
-		e = qd_sysctl_apply(env, &plan, err, sizeof(err));
-	close(lock);
+	e = qd_sysctl_apply_profile(env, qd_profile_backpressure, &plan, err, sizeof(err));
 	if (e) {
-		qd_err("sysctl apply: %s", err);
+		/* A failed lock has said why. */
+		if (err[0])
+			qd_err("sysctl apply: %s", err);
 		return QD_EXIT_FAIL;
 	}
 
@@ -306,7 +341,7 @@ static int restore(const struct qd_sysctl_env *env, int argc, char **argv)
 	int lock, e;
 
 	if (argc > 0) {
-		qd_err("sysctl restore: unexpected \"%s\"", argv[0]);
+		qd_err("sysctl restore: unexpected \"%s\"", qd_tok(argv[0]));
 		return QD_EXIT_USAGE;
 	}
 	/* It says why when it fails. */
@@ -345,14 +380,14 @@ static int run_sysctl(int argc, char **argv)
 			break;
 		}
 		if (found >= 0) {
-			qd_err("sysctl: \"%s\" is ambiguous (%s, %s)", word, subs[found].name,
-			       subs[i].name);
+			qd_err("sysctl: \"%s\" is ambiguous (%s, %s)", qd_tok(word),
+			       subs[found].name, subs[i].name);
 			return QD_EXIT_USAGE;
 		}
 		found = i;
 	}
 	if (found < 0) {
-		qd_err("sysctl: unknown \"%s\" (show, set, apply, restore)", word);
+		qd_err("sysctl: unknown \"%s\" (show, set, apply, restore)", qd_tok(word));
 		return QD_EXIT_USAGE;
 	}
 	qd_sysctl_env_init(&env);
@@ -366,7 +401,9 @@ static const char sysctl_help[] =
 	"kernel has none here. set takes exactly the names show lists; a triple\n"
 	"(tcp_wmem) as three words or one. Exit status: 255 for a bad name or value\n"
 	"(nothing is written), 1 when it cannot be written here, 2 when the kernel\n"
-	"refuses a value qdiscctl accepted.\n"
+	"refuses a value qdiscctl accepted. net.core.default_qdisc is set the way\n"
+	"'qdiscctl default' sets it: one of qdiscctl's kinds is registered first, and\n"
+	"any other qdisc ends what 'qdiscctl default' saved.\n"
 	"\n"
 	"apply backpressure tightens, and never loosens, what holds a local sender's\n"
 	"packets in a qdisc that does not drop them (the sender blocks on its send\n"

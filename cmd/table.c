@@ -42,7 +42,7 @@ const struct qd_cmd *qd_cmd_find(const char *word)
 			continue;
 		if (qd_matches(word, (*c)->name)) {
 			if (found) {
-				qd_err("command \"%s\" is ambiguous (%s, %s, ...)", word,
+				qd_err("command \"%s\" is ambiguous (%s, %s, ...)", qd_tok(word),
 				       found->name, (*c)->name);
 				return NULL;
 			}
@@ -50,7 +50,7 @@ const struct qd_cmd *qd_cmd_find(const char *word)
 		}
 	}
 	if (!found)
-		qd_err("unknown command \"%s\" (try 'qdiscctl help')", word);
+		qd_err("unknown command \"%s\" (try 'qdiscctl help')", qd_tok(word));
 	return found;
 }
 

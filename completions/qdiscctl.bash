@@ -123,6 +123,54 @@ _qdiscctl()
 		fi
 		return
 		;;
+	apply)
+		if [[ $cur == -* ]]; then
+			_qdiscctl_words "--dry-run --force"
+		else
+			_filedir
+		fi
+		return
+		;;
+	watch)
+		((cword == cmdi + 1)) && _filedir
+		return
+		;;
+	monitor)
+		case $prev in
+		dev) _qdiscctl_words "$(_qdiscctl_q devices)" ;;
+		-i | -c) ;;
+		*)
+			if ((cword == cmdi + 1)); then
+				_qdiscctl_words "events dev flows -i -c"
+			elif [[ ${words[cmdi + 1]} != events ]]; then
+				_qdiscctl_reply "dev flows -i -c"
+			fi
+			;;
+		esac
+		return
+		;;
+	metrics | exporter)
+		case $prev in
+		netns) _qdiscctl_words "$(ip netns list 2>/dev/null | cut -d' ' -f1)" ;;
+		--textfile) _filedir ;;
+		*)
+			if [[ $cmd == metrics ]]; then
+				_qdiscctl_reply "netns --all-netns --textfile"
+			else
+				_qdiscctl_reply "netns --all-netns"
+			fi
+			;;
+		esac
+		return
+		;;
+	save)
+		if ((cword == cmdi + 1)); then
+			_qdiscctl_words "dev"
+		elif ((cword == cmdi + 2)); then
+			_qdiscctl_words "$(_qdiscctl_q devices)"
+		fi
+		return
+		;;
 	add | replace | change | del | show) ;;
 	*) return ;;
 	esac

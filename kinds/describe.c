@@ -1,148 +1,262 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Describing kinds for people and scripts: `kinds`, `help KIND`. */
+/*
+ * Describing kinds: one walk over a descriptor (qd_kind_describe_to) and
+ * its back ends, text and JSON here (`kinds`, `help KIND`) and troff in
+ * cmd/man.c (the man page), so that a kind's help is rendered once.
+ */
 #include <stdio.h>
 #include <string.h>
 
 #include "kinds/describe.h"
+#include "kinds/opt.h"
 #include "lib/json_print.h"
 #include "lib/units.h"
 
 const char *qd_opt_default_text(const struct qd_opt *o, char *buf, size_t len)
 {
-	if (o->type == QD_OPT_LIST) {
-		size_t n = 0;
+	const struct qd_opt_ops *ops = qd_opt_ops(o);
 
-		buf[0] = '\0';
-		for (unsigned int i = 0; i < o->count && n < len; i++)
-			n += snprintf(buf + n, len - n, "%s%llu", i ? " " : "",
-				      (unsigned long long)o->defs[i]);
-		return buf;
-	}
-	/* Help says "1000", not "1000p": the unit is in the metavar. */
-	if (o->type == QD_OPT_COUNT && !(o->special && o->def == o->special_val)) {
-		snprintf(buf, len, "%llu", (unsigned long long)o->def);
-		return buf;
-	}
+	if (ops->default_text)
+		return ops->default_text(o, buf, len);
 	return qd_opt_text(o, o->def, buf, len);
 }
 
-static const char *type_name(const struct qd_opt *o)
+void qd_opt_label(const struct qd_opt *o, char *buf, size_t len)
 {
-	switch (o->type) {
-	case QD_OPT_WORD:
-		return "choice";
-	case QD_OPT_BOOL:
-		return "bool";
-	case QD_OPT_LIST:
-		return "list";
-	case QD_OPT_CGROUPS:
-		return "cgroups";
-	default:
-		return qd_opt_metavar(o);
-	}
+	const struct qd_opt_ops *ops = qd_opt_ops(o);
+
+	if (ops->label)
+		ops->label(o, buf, len);
+	else
+		snprintf(buf, len, "%s %s", o->name, qd_opt_metavar(o));
 }
 
 void qd_kind_synopsis(const struct qd_kind *k, char *buf, size_t len)
 {
 	size_t n = snprintf(buf, len, "%s", k->name);
+	char l[128];
 
 	for (const struct qd_opt *o = k->opts; o->name && n < len; o++) {
-		if (qd_opt_is_keyword(o)) {
-			n += snprintf(buf + n, len - n, " [");
-			for (int i = 0; o->choices[i] && n < len; i++)
-				n += snprintf(buf + n, len - n, "%s%s", i ? " | " : "",
-					      o->choices[i]);
-			if (n < len)
-				n += snprintf(buf + n, len - n, "]");
-		} else if (o->type == QD_OPT_CGROUPS) {
-			n += snprintf(buf + n, len - n, " [%s %s | %s PATH]...", o->name,
-				      qd_opt_metavar(o), o->unset);
-		} else if (o->flags & QD_OPT_REQUIRED) {
-			n += snprintf(buf + n, len - n, " %s %s", o->name, qd_opt_metavar(o));
-		} else {
-			n += snprintf(buf + n, len - n, " [%s %s]", o->name, qd_opt_metavar(o));
+		const struct qd_opt_ops *ops = qd_opt_ops(o);
+
+		qd_opt_label(o, l, sizeof(l));
+		if ((o->flags & QD_OPT_REQUIRED) && !ops->keyword && !ops->repeat)
+			n += snprintf(buf + n, len - n, " %s", l);
+		else
+			n += snprintf(buf + n, len - n, " [%s]%s", l, ops->repeat ? "..." : "");
+	}
+}
+
+/* Call a back end's hook, which it may leave out (NULL) for what it does not print. */
+#define HOOK(be, hook, ...)                      \
+	do {                                     \
+		if ((be)->hook)                  \
+			(be)->hook(__VA_ARGS__); \
+	} while (0)
+
+void qd_kind_describe_to(const struct qd_kind *k, const struct qd_describer *be)
+{
+	char syn[1024], l[128], d[UNITS_BUF];
+
+	qd_kind_synopsis(k, syn, sizeof(syn));
+	HOOK(be, kind, k, syn);
+	for (const struct qd_opt *o = k->opts; o->name; o++) {
+		qd_opt_label(o, l, sizeof(l));
+		HOOK(be, option, o, l,
+		     o->flags & QD_OPT_REQUIRED ? NULL : qd_opt_default_text(o, d, sizeof(d)));
+		for (const struct qd_opt *f = o->fields; f && f->name; f++) {
+			snprintf(l, sizeof(l), "%s %s", f->name, qd_opt_metavar(f));
+			HOOK(be, field, o, f, l, qd_opt_default_text(f, d, sizeof(d)));
 		}
 	}
-}
-
-void qd_opt_label(const struct qd_opt *o, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	if (o->type == QD_OPT_CGROUPS) {
-		snprintf(buf, len, "%s %s | %s PATH", o->name, qd_opt_metavar(o), o->unset);
-		return;
-	}
-	if (!qd_opt_is_keyword(o)) {
-		snprintf(buf, len, "%s %s", o->name, qd_opt_metavar(o));
-		return;
-	}
-	buf[0] = '\0';
-	for (int i = 0; o->choices[i] && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s%s", i ? " | " : "", o->choices[i]);
-}
-
-/* The names of the statistics and flow columns a kind adds: help text, JSON arrays. */
-static void describe_tables(const struct qd_kind *k, bool detailed)
-{
+	HOOK(be, options_end, k);
+	if (be->caps_first)
+		HOOK(be, caps, k);
 	if (k->stats && k->stats->name) {
-		open_json_array(PRINT_JSON, "stats");
-		if (detailed)
-			print_text("\nstatistics (show -s):");
+		HOOK(be, list_begin, QD_DESC_STATS, k);
 		for (const struct qd_stat *s = k->stats; s->name; s++) {
 			const struct qd_stat *t = k->stats;
 
 			/* tc uses some keys twice ("throttled" in fq); name them once. */
 			while (t < s && strcmp(t->name, s->name))
 				t++;
-			if (t != s)
-				continue;
-			print_string(PRINT_JSON, NULL, NULL, s->name);
-			if (detailed)
-				print_text(" %s", s->name);
+			if (t == s)
+				HOOK(be, list_item, s->name, s == k->stats);
 		}
-		close_json_array(PRINT_JSON, NULL);
-		if (detailed)
-			print_text("\n");
+		HOOK(be, list_end, QD_DESC_STATS);
 	}
 	if (k->table) {
-		open_json_object("stat_table");
-		print_string(PRINT_JSON, "name", NULL, k->table->name);
-		open_json_array(PRINT_JSON, "fields");
-		if (detailed)
-			print_text("\n%s (show -s, %s):", k->table->name, k->table->help);
-		for (const struct qd_stat *s = k->table->stats; s->name; s++) {
-			print_string(PRINT_JSON, NULL, NULL, s->name);
-			if (detailed)
-				print_text(" %s", s->name);
-		}
-		close_json_array(PRINT_JSON, NULL);
-		close_json_object();
-		if (detailed)
-			print_text("\n");
+		HOOK(be, list_begin, QD_DESC_TABLE, k);
+		for (const struct qd_stat *s = k->table->stats; s->name; s++)
+			HOOK(be, list_item, s->name, s == k->table->stats);
+		HOOK(be, list_end, QD_DESC_TABLE);
 	}
 	if (k->flows) {
-		open_json_array(PRINT_JSON, "flows");
-		if (detailed)
-			print_text("\nflow table (show dev DEV flows [sort COLUMN]):");
-		for (const struct qd_col *c = k->flows->cols; c->name; c++) {
-			print_string(PRINT_JSON, NULL, NULL, c->name);
-			if (detailed)
-				print_text(" %s", c->name);
-		}
-		close_json_array(PRINT_JSON, NULL);
-		if (detailed)
-			print_text("\n");
+		HOOK(be, list_begin, QD_DESC_FLOWS, k);
+		for (const struct qd_col *c = k->flows->cols; c->name; c++)
+			HOOK(be, list_item, c->name, c == k->flows->cols);
+		HOOK(be, list_end, QD_DESC_FLOWS);
+	}
+	if (!be->caps_first)
+		HOOK(be, caps, k);
+}
+
+/* --- text: `help KIND`, and `kinds` (brief) --------------------------------- */
+
+static void text_kind(const struct qd_kind *k, const char *syn)
+{
+	print_text("usage: qdiscctl add dev DEV (root | parent ID) [handle H] %s\n\n%s.\n"
+		   "The kernel and tc show it as \"%s\".\n",
+		   syn, k->summary, k->id);
+	if (k->opts->name)
+		print_text("\noptions:\n");
+}
+
+/* "default 1000" or "required" */
+static const char *text_default(const char *dflt, char *buf, size_t len)
+{
+	if (dflt)
+		snprintf(buf, len, "default %s", dflt);
+	else
+		snprintf(buf, len, "required");
+	return buf;
+}
+
+static void text_option(const struct qd_opt *o, const char *label, const char *dflt)
+{
+	char b[UNITS_BUF + 16];
+
+	print_text("  %-20s %s (%s)\n", label, o->help, text_default(dflt, b, sizeof(b)));
+}
+
+static void text_field(const struct qd_opt *o, const struct qd_opt *f, const char *label,
+		       const char *dflt)
+{
+	(void)o;
+	print_text("    %-18s %s (default %s)\n", label, f->help, dflt);
+}
+
+static void text_list_begin(enum qd_desc_list what, const struct qd_kind *k)
+{
+	if (what == QD_DESC_STATS)
+		print_text("\nstatistics (show -s):");
+	else if (what == QD_DESC_TABLE)
+		print_text("\n%s (show -s, %s):", k->table->name, k->table->help);
+	else
+		print_text("\nflow table (show dev DEV flows [sort COLUMN]):");
+}
+
+static void text_list_item(const char *name, bool first)
+{
+	(void)first;
+	print_text(" %s", name);
+}
+
+static void text_list_end(enum qd_desc_list what)
+{
+	(void)what;
+	print_text("\n");
+}
+
+static void text_caps(const struct qd_kind *k)
+{
+	print_text("\ncapacities (fixed when the kind is registered; -C NAME=N sets them):\n");
+	for (int i = 0; i < qd_kind_ncaps(k); i++) {
+		const struct qd_cap *c = qd_kind_cap(k, i);
+
+		if (c->def)
+			print_text("  %-20s %s (default %u)\n", c->name, c->help, c->def);
+		else
+			print_text("  %-20s %s\n", c->name, c->help);
 	}
 }
 
-/* The capacities a registration of k is made with (-C NAME=N sets them). */
-static void describe_caps(const struct qd_kind *k, bool detailed)
+static const struct qd_describer text_describer = {
+	.kind = text_kind,
+	.option = text_option,
+	.field = text_field,
+	.list_begin = text_list_begin,
+	.list_item = text_list_item,
+	.list_end = text_list_end,
+	.caps = text_caps,
+};
+
+static void brief_kind(const struct qd_kind *k, const char *syn)
+{
+	(void)syn;
+	print_text("%-8s %s (tc kind %s)\n", k->name, k->summary, k->id);
+}
+
+static void brief_option(const struct qd_opt *o, const char *label, const char *dflt)
+{
+	char b[UNITS_BUF + 16];
+
+	(void)o;
+	print_text("         %s (%s)\n", label, text_default(dflt, b, sizeof(b)));
+}
+
+static const struct qd_describer brief_describer = {
+	.kind = brief_kind,
+	.option = brief_option,
+};
+
+/* --- JSON: the members of the object the caller opens --------------------- */
+
+static void json_kind(const struct qd_kind *k, const char *syn)
+{
+	(void)syn;
+	print_string(PRINT_JSON, "name", NULL, k->name);
+	print_string(PRINT_JSON, "id", NULL, k->id);
+	print_string(PRINT_JSON, "summary", NULL, k->summary);
+	open_json_array(PRINT_JSON, "options");
+}
+
+static void json_option(const struct qd_opt *o, const char *label, const char *dflt)
+{
+	(void)label, (void)dflt;
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "name", NULL, o->name);
+	print_string(PRINT_JSON, "type", NULL, qd_opt_ops(o)->type_name ?: qd_opt_metavar(o));
+	qd_opt_ops(o)->describe(o);
+	if (o->special)
+		print_string(PRINT_JSON, "special", NULL, o->special);
+	print_string(PRINT_JSON, "help", NULL, o->help);
+	close_json_object();
+}
+
+static void json_options_end(const struct qd_kind *k)
+{
+	(void)k;
+	close_json_array(PRINT_JSON, NULL);
+}
+
+static void json_list_begin(enum qd_desc_list what, const struct qd_kind *k)
+{
+	if (what == QD_DESC_TABLE) {
+		open_json_object("stat_table");
+		print_string(PRINT_JSON, "name", NULL, k->table->name);
+		open_json_array(PRINT_JSON, "fields");
+	} else {
+		open_json_array(PRINT_JSON, what == QD_DESC_STATS ? "stats" : "flows");
+	}
+}
+
+static void json_list_item(const char *name, bool first)
+{
+	(void)first;
+	print_string(PRINT_JSON, NULL, NULL, name);
+}
+
+static void json_list_end(enum qd_desc_list what)
+{
+	close_json_array(PRINT_JSON, NULL);
+	if (what == QD_DESC_TABLE)
+		close_json_object();
+}
+
+static void json_caps(const struct qd_kind *k)
 {
 	open_json_array(PRINT_JSON, "capacities");
-	if (detailed)
-		print_text(
-			"\ncapacities (fixed when the kind is registered; -C NAME=N sets them):\n");
 	for (int i = 0; i < qd_kind_ncaps(k); i++) {
 		const struct qd_cap *c = qd_kind_cap(k, i);
 
@@ -154,77 +268,24 @@ static void describe_caps(const struct qd_kind *k, bool detailed)
 		print_uint(PRINT_JSON, "max", NULL, c->max);
 		print_string(PRINT_JSON, "help", NULL, c->help);
 		close_json_object();
-		if (detailed && c->def)
-			print_text("  %-20s %s (default %u)\n", c->name, c->help, c->def);
-		else if (detailed)
-			print_text("  %-20s %s\n", c->name, c->help);
 	}
 	close_json_array(PRINT_JSON, NULL);
 }
 
+static const struct qd_describer json_describer = {
+	.kind = json_kind,
+	.option = json_option,
+	.options_end = json_options_end,
+	.list_begin = json_list_begin,
+	.list_item = json_list_item,
+	.list_end = json_list_end,
+	.caps = json_caps,
+};
+
 void qd_kind_describe(const struct qd_kind *k, bool detailed)
 {
-	char syn[1024], b[UNITS_BUF + 16], d[UNITS_BUF], l[128];
-
-	print_string(PRINT_JSON, "name", NULL, k->name);
-	print_string(PRINT_JSON, "id", NULL, k->id);
-	print_string(PRINT_JSON, "summary", NULL, k->summary);
-	qd_kind_synopsis(k, syn, sizeof(syn));
-	if (detailed)
-		print_text("usage: qdiscctl add dev DEV (root | parent ID) [handle H] %s\n\n%s.\n"
-			   "The kernel and tc show it as \"%s\".\n",
-			   syn, k->summary, k->id);
+	if (out_is_json())
+		qd_kind_describe_to(k, &json_describer);
 	else
-		print_text("%-8s %s (tc kind %s)\n", k->name, k->summary, k->id);
-	open_json_array(PRINT_JSON, "options");
-	if (detailed && k->opts->name)
-		print_text("\noptions:\n");
-	for (const struct qd_opt *o = k->opts; o->name; o++) {
-		open_json_object(NULL);
-		print_string(PRINT_JSON, "name", NULL, o->name);
-		print_string(PRINT_JSON, "type", NULL, type_name(o));
-		if (qd_opt_is_keyword(o)) {
-			open_json_array(PRINT_JSON, "choices");
-			for (int i = 0; o->choices[i]; i++)
-				print_string(PRINT_JSON, NULL, NULL, o->choices[i]);
-			close_json_array(PRINT_JSON, NULL);
-			print_string(PRINT_JSON, "default", NULL,
-				     qd_opt_default_text(o, b, sizeof(b)));
-		} else {
-			if (o->flags & QD_OPT_REQUIRED) {
-				print_bool(PRINT_JSON, "required", NULL, true);
-			} else if (o->type == QD_OPT_LIST) {
-				print_uint(PRINT_JSON, "count", NULL, o->count);
-				open_json_array(PRINT_JSON, "default");
-				for (unsigned int i = 0; i < o->count; i++)
-					print_uint(PRINT_JSON, NULL, NULL, o->defs[i]);
-				close_json_array(PRINT_JSON, NULL);
-			} else {
-				print_uint(PRINT_JSON, "default", NULL, o->def);
-			}
-			print_uint(PRINT_JSON, "min", NULL, o->min);
-			print_uint(PRINT_JSON, "max", NULL, o->max);
-		}
-		if (o->type == QD_OPT_CGROUPS) {
-			print_uint(PRINT_JSON, "entries", NULL, o->count);
-			print_string(PRINT_JSON, "value", NULL, o->sub);
-			print_string(PRINT_JSON, "unset", NULL, o->unset);
-		}
-		if (o->special)
-			print_string(PRINT_JSON, "special", NULL, o->special);
-		print_string(PRINT_JSON, "help", NULL, o->help);
-		qd_opt_label(o, l, sizeof(l));
-		if (o->flags & QD_OPT_REQUIRED)
-			snprintf(b, sizeof(b), "required");
-		else
-			snprintf(b, sizeof(b), "default %s", qd_opt_default_text(o, d, sizeof(d)));
-		if (detailed)
-			print_text("  %-20s %s (%s)\n", l, o->help, b);
-		else
-			print_text("         %s (%s)\n", l, b);
-		close_json_object();
-	}
-	close_json_array(PRINT_JSON, NULL);
-	describe_tables(k, detailed);
-	describe_caps(k, detailed);
+		qd_kind_describe_to(k, detailed ? &text_describer : &brief_describer);
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/types.h>
 
@@ -7,17 +9,66 @@
 #include "bpf/edt.h"
 #include "edt.skel.h"
 #include "kinds/kind.h"
+#include "lib/cgroup.h"
+#include "lib/common.h"
+#include "lib/units.h"
 
 #define NSEC_PER_USEC 1000ULL
-#define NSEC_PER_SEC  1000000000ULL
 
 static const char *const edt_backpressure[] = { "nobackpressure", "backpressure", NULL };
 
 #define OPT(f) .off = offsetof(struct edt_cfg, f), .width = sizeof(((struct edt_cfg *)0)->f)
 
-_Static_assert(sizeof(struct edt_cgroup) == sizeof(struct qd_cgroup_val) &&
+_Static_assert(sizeof(struct edt_cgroup) <= QD_CGROUP_ENTRY_MAX &&
 		       offsetof(struct edt_cgroup, rate) == offsetof(struct qd_cgroup_val, val),
 	       "edt's cgroup entries are what QD_OPT_CGROUPS parses");
+
+#define FIELD(f) .off = offsetof(struct edt_cgroup, f), .width = sizeof(((struct edt_cgroup *)0)->f)
+
+/* The optional words of a cgroup entry, after "PATH rate RATE". */
+static const struct qd_opt edt_cgroup_fields[] = {
+	{
+		.name = "ceil",
+		.type = QD_OPT_RATE,
+		FIELD(ceil),
+		.def = 0,
+		.min = 1,
+		.max = UINT64_MAX >> 8,
+		.special = "none",
+		.special_val = 0,
+		.help = "borrow what the link has spare up to this rate (none: only the rate)",
+	},
+	{
+		.name = "prio",
+		.type = QD_OPT_COUNT,
+		FIELD(prio),
+		.def = 0,
+		.max = EDT_PRIOS - 1,
+		.help = "borrowing order, as htb's: a lower prio borrows first",
+	},
+	{
+		.name = "weight",
+		.type = QD_OPT_COUNT,
+		FIELD(weight),
+		.def = 1,
+		.min = 1,
+		.max = EDT_MAX_WEIGHT,
+		.help = "share of what is lent among the cgroups of a prio",
+	},
+	{
+		.name = "burst",
+		.type = QD_OPT_SIZE,
+		FIELD(burst),
+		.def = 0,
+		.min = 1,
+		.max = EDT_MAX_BURST,
+		.special = "none",
+		.special_val = 0,
+		.help = "bytes the cgroup may send back to back after idle time "
+			"(none: the instance's burst)",
+	},
+	{}
+};
 
 static const struct qd_opt edt_opts[] = {
 	{
@@ -35,7 +86,7 @@ static const struct qd_opt edt_opts[] = {
 		OPT(burst),
 		.def = 0,
 		.min = 1,
-		.max = 1 << 30,
+		.max = EDT_MAX_BURST,
 		.special = "auto",
 		.special_val = 0,
 		.help = "bytes that may leave back to back after idle time; "
@@ -47,7 +98,7 @@ static const struct qd_opt edt_opts[] = {
 		OPT(horizon),
 		.def = 500 * NSEC_PER_USEC,
 		.min = 1,
-		.max = 60 * NSEC_PER_SEC,
+		.max = EDT_MAX_HORIZON,
 		.help = "packets scheduled further ahead are dropped (HBM's 500us)",
 	},
 	{
@@ -55,7 +106,7 @@ static const struct qd_opt edt_opts[] = {
 		.type = QD_OPT_TIME,
 		OPT(ce_threshold),
 		.def = 50 * NSEC_PER_USEC,
-		.max = 60 * NSEC_PER_SEC,
+		.max = EDT_MAX_HORIZON,
 		.help = "TCP senders scheduled further ahead are told to slow down (HBM's 50us)",
 	},
 	{
@@ -63,7 +114,7 @@ static const struct qd_opt edt_opts[] = {
 		.type = QD_OPT_COUNT,
 		OPT(min_inflight),
 		.def = 2,
-		.max = 1000,
+		.max = EDT_MAX_MIN_INFLIGHT,
 		.help = "TCP flows with fewer packets in flight are never dropped",
 	},
 	{
@@ -85,6 +136,50 @@ static const struct qd_opt edt_opts[] = {
 		.help = "keep local sockets' packets below the cap, so that senders block instead",
 	},
 	{
+		.name = "default_rate",
+		.type = QD_OPT_RATE,
+		OPT(default_rate),
+		.def = 0,
+		.min = 1,
+		.max = UINT64_MAX >> 8,
+		.special = "unlimited",
+		.special_val = 0,
+		.flags = QD_OPT_QUIET_DEFAULT,
+		.help = "the guarantee of every packet in no cgroup entry "
+			"(unlimited: the link's time the cgroups' rates leave)",
+	},
+	{
+		.name = "default_ceil",
+		.type = QD_OPT_RATE,
+		OPT(default_ceil),
+		.def = 0,
+		.min = 1,
+		.max = UINT64_MAX >> 8,
+		.special = "none",
+		.special_val = 0,
+		.flags = QD_OPT_QUIET_DEFAULT,
+		.help = "with a default_rate: borrow up to this rate (none: only the default_rate)",
+	},
+	{
+		.name = "default_prio",
+		.type = QD_OPT_COUNT,
+		OPT(default_prio),
+		.def = 0,
+		.max = EDT_PRIOS - 1,
+		.flags = QD_OPT_QUIET_DEFAULT,
+		.help = "the default class's borrowing order, as a cgroup's prio",
+	},
+	{
+		.name = "default_weight",
+		.type = QD_OPT_COUNT,
+		OPT(default_weight),
+		.def = 1,
+		.min = 1,
+		.max = EDT_MAX_WEIGHT,
+		.flags = QD_OPT_QUIET_DEFAULT,
+		.help = "the default class's share of what is lent, as a cgroup's weight",
+	},
+	{
 		.name = "cgroup",
 		.type = QD_OPT_CGROUPS,
 		.off = offsetof(struct edt_cfg, cgroups),
@@ -95,16 +190,17 @@ static const struct qd_opt edt_opts[] = {
 		.unset = "nocgroup",
 		.min = 1,
 		.max = UINT64_MAX >> 8,
-		.metavar = "PATH rate RATE",
-		.help = "packets of local sockets in cgroup PATH or below it leave at most at RATE "
-			"(8 cgroups at most)",
+		.fields = edt_cgroup_fields,
+		.metavar = "PATH rate RATE [ceil RATE] [prio NUMBER] [weight NUMBER] [burst BYTES]",
+		.help = "packets of local sockets in cgroup PATH or below it are guaranteed RATE, "
+			"and leave at most at RATE, or at ceil borrowing (8 cgroups at most)",
 	},
 	{
 		.name = "timer_slack",
 		.type = QD_OPT_TIME,
 		OPT(timer_slack),
 		.def = 10 * NSEC_PER_USEC,
-		.max = NSEC_PER_SEC,
+		.max = EDT_MAX_TIMER_SLACK,
 		.bare_ns = 1, /* as fq's, which is tc's */
 		.help = "slack of the watchdog timer (a bare number is nanoseconds, as fq's)",
 	},
@@ -115,7 +211,11 @@ static const struct qd_opt edt_opts[] = {
 	.off = offsetof(struct edt_inst, stats.f), .width = sizeof(((struct edt_stats *)0)->f)
 
 static const struct qd_stat edt_stats[] = {
-	{ .name = "rate_est", .text = "  rate %s", STAT(rate_est), .type = QD_STAT_RATE },
+	{ .name = "rate_est",
+	  .text = "  rate %s",
+	  STAT(rate_est),
+	  .type = QD_STAT_RATE,
+	  .of = "rate" },
 	{
 		.name = "next_departure",
 		.text = " next_departure %s",
@@ -142,6 +242,8 @@ static const struct qd_stat edt_row_stats[] = {
 	{ .name = "bytes", .text = " sent %s bytes", ROW(bytes) },
 	{ .name = "packets", .text = " %s pkt", ROW(packets) },
 	{ .name = "drops", .text = " (dropped %s)", ROW(drops) },
+	{ .name = "borrowed", .text = " borrowed %s bytes", ROW(borrowed) },
+	{ .name = "rate_est", .text = " rate %s", ROW(rate_est), .type = QD_STAT_RATE },
 	{}
 };
 
@@ -159,16 +261,14 @@ static const struct qd_stat_rows edt_rows = {
  * The registration's capacities, in the order of cap[1..] (edt.bpf.c
  * reads them as qd_cap_NAME).
  */
-static const struct qd_cap edt_caps[] = {
-	{
-		.name = "packets",
-		.help = "packet slots shared by every instance",
-		.def = EDT_DEF_PACKETS,
-		.min = 1024,
-		.max = EDT_MAX_PACKETS,
-	},
-	{}
-};
+static const struct qd_cap edt_caps[] = { {
+						  .name = "packets",
+						  .help = "packet slots shared by every instance",
+						  .def = EDT_DEF_PACKETS,
+						  .min = 1024,
+						  .max = EDT_MAX_PACKETS,
+					  },
+					  {} };
 
 enum { EDT_CAP_PACKETS = 1 };
 
@@ -179,6 +279,32 @@ static uint32_t edt_map_entries(const char *map, const uint32_t *cap)
 		return 1 + cap[EDT_CAP_PACKETS];
 	if (!strcmp(map, "pkt_pool"))
 		return cap[EDT_CAP_PACKETS];
+	return 0;
+}
+
+/* A ceil below its rate would lend nothing and cap nothing: say so. */
+static int edt_check(const struct qd_kind *k, const void *p)
+{
+	const struct edt_cfg *cfg = p;
+	char path[4096], a[UNITS_BUF], b[UNITS_BUF];
+
+	if (cfg->default_ceil && cfg->default_rate && cfg->default_ceil < cfg->default_rate) {
+		qd_err("%s: default_ceil %s is below default_rate %s", k->name,
+		       sprint_rate(cfg->default_ceil, a, sizeof(a)),
+		       sprint_rate(cfg->default_rate, b, sizeof(b)));
+		return -EINVAL;
+	}
+	for (int i = 0; i < EDT_CGROUPS; i++) {
+		const struct edt_cgroup *e = &cfg->cgroups[i];
+
+		if (!e->id || !e->ceil || e->ceil >= e->rate)
+			continue;
+		if (!qd_cgroup_path(e->id, path, sizeof(path)))
+			snprintf(path, sizeof(path), "(id %llu)", (unsigned long long)e->id);
+		qd_err("%s: cgroup %s ceil %s is below its rate %s", k->name, path,
+		       sprint_rate(e->ceil, a, sizeof(a)), sprint_rate(e->rate, b, sizeof(b)));
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -199,6 +325,7 @@ static const struct qd_kind edt_kind = {
 	.rows = &edt_rows,
 	.elf_bytes = edt_elf,
 	.egress_prog = "edt_ce_mark",
+	.check = edt_check,
 	.caps = edt_caps,
 	.map_entries = edt_map_entries,
 };

@@ -256,3 +256,102 @@ void qd_flows_print(const struct qd_flows *f, const struct qd_flow_entry *e, siz
 		print_row(cols, width, text);
 	}
 }
+
+/* The entry of old (sorted by index) at cur's index that is the same flow, or NULL. */
+static const struct qd_flow_entry *same_flow(const struct qd_flows *f,
+					     const struct qd_flow_entry *cur,
+					     const struct qd_flow_entry *old, size_t nold)
+{
+	size_t lo = 0, hi = nold;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (old[mid].index < cur->index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < nold && old[lo].index == cur->index &&
+	    col_get(&f->cols[0], old[lo].val) == col_get(&f->cols[0], cur->val))
+		return &old[lo];
+	return NULL;
+}
+
+struct flow_rate {
+	const struct qd_flow_entry *e, *old;
+	double rank;
+};
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct flow_rate *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? 1 : -1;
+	return x->e->index < y->e->index ? -1 : x->e->index > y->e->index;
+}
+
+static double col_rate(const struct qd_col *c, const struct flow_rate *r, double secs)
+{
+	uint64_t now = col_get(c, r->e->val), before = r->old ? col_get(c, r->old->val) : 0;
+
+	/* A flow first seen in this interval counted all it has within it. */
+	return now >= before ? (now - before) / secs : 0;
+}
+
+void qd_flows_print_rates(const struct qd_flows *f, const struct qd_flow_entry *cur, size_t n,
+			  const struct qd_flow_entry *old, size_t nold, double secs, uint64_t now,
+			  size_t max, const char *lead)
+{
+	const struct qd_col *rank = qd_flows_col(f, "bytes");
+	struct flow_rate *r = calloc(n + 1, sizeof(*r));
+	char buf[CELL_BUF], key[CELL_BUF + 16];
+
+	for (const struct qd_col *c = f->cols; !(rank && (rank->flags & QD_COL_COUNTER)) && c->name;
+	     c++)
+		rank = c;
+	if (!r || !rank || !(rank->flags & QD_COL_COUNTER) || secs <= 0) {
+		free(r);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		r[i] = (struct flow_rate){ .e = &cur[i], .old = same_flow(f, &cur[i], old, nold) };
+		r[i].rank = col_rate(rank, &r[i], secs);
+	}
+	qsort(r, n, sizeof(*r), by_rank);
+	/* Not "flows": fq's count of flows has that key in the same object. */
+	open_json_array(PRINT_JSON, "busiest_flows");
+	/* Idle flows are not busy: those that sent nothing in the interval are left out. */
+	for (size_t i = 0; i < n && i < max && r[i].rank > 0; i++) {
+		open_json_object(NULL);
+		print_text("%s", lead);
+		for (const struct qd_col *c = f->cols; c->name; c++) {
+			if (c->flags & QD_COL_COUNTER) {
+				double v = col_rate(c, &r[i], secs);
+
+				snprintf(key, sizeof(key), "%s_per_sec", c->name);
+				print_uint(PRINT_JSON, key, NULL, (uint64_t)(v + 0.5));
+				print_text(" %s %.0f/s", c->name, v);
+				continue;
+			}
+			uint64_t v = col_get(c, r[i].e->val);
+
+			if (c->type == QD_COL_COUNT)
+				print_uint(PRINT_JSON, c->name, NULL, v);
+			else if (c->type == QD_COL_DEADLINE && v)
+				print_uint(PRINT_JSON, c->name, NULL, v > now ? v - now : 0);
+			else if (c->type == QD_COL_DEADLINE)
+				print_null(PRINT_JSON, c->name, NULL, NULL);
+			else if (c->type == QD_COL_INT)
+				print_int(PRINT_JSON, c->name, NULL, (int64_t)v);
+			else
+				print_string(PRINT_JSON, c->name, NULL, cell(c, r[i].e, now, buf));
+			print_text(c == f->cols ? " %s%s:" : " %s %s", c == f->cols ? "" : c->name,
+				   cell(c, r[i].e, now, buf));
+		}
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	free(r);
+}

@@ -32,4 +32,17 @@ void qd_flows_sort(struct qd_flow_entry *e, size_t n, const struct qd_col *col);
 void qd_flows_print(const struct qd_flows *f, const struct qd_flow_entry *e, size_t n, uint64_t now,
 		    bool totals);
 
+/*
+ * The busiest max entries of cur (n, in index order) as monitor shows
+ * them: each QD_COL_COUNTER column as a rate (JSON NAME_per_sec) against
+ * the same entry in old (nold, in index order, read secs before; an entry
+ * whose first column changed is another flow), the others as show prints
+ * them, the most bytes (else the first counter) a second first, none
+ * that sent nothing; a JSON
+ * "busiest_flows" array, or text for an entry each starting with lead.
+ */
+void qd_flows_print_rates(const struct qd_flows *f, const struct qd_flow_entry *cur, size_t n,
+			  const struct qd_flow_entry *old, size_t nold, double secs, uint64_t now,
+			  size_t max, const char *lead);
+
 #endif

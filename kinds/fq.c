@@ -23,6 +23,11 @@ static const char *const fq_horizon[] = { "horizon_cap", "horizon_drop", NULL };
 
 #define CFG(f) .off = offsetof(struct fq_cfg, f), .width = sizeof(((struct fq_cfg *)0)->f)
 
+/* sch_fq's defaults: pfifo_fast's priomap, TC_PRIO_CONTROL (7) and 6 in band 0. */
+static const uint64_t fq_priomap_def[FQ_PRIOS] = { 1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1 };
+/* Band 0 gets 9 parts of the link, band 1 three, band 2 one, when all are busy. */
+static const uint64_t fq_weights_def[FQ_BANDS] = { 9 << 16, 3 << 16, 1 << 16 };
+
 /* In the order tc prints sch_fq's options. */
 static const struct qd_opt fq_opts[] = {
 	{
@@ -75,6 +80,46 @@ static const struct qd_opt fq_opts[] = {
 		.help = "pace flows at min(maxrate, their socket's pacing rate)",
 	},
 	{
+		.name = "bands",
+		.type = QD_OPT_COUNT,
+		CFG(bands),
+		.def = FQ_BANDS,
+		.min = FQ_BANDS,
+		.max = FQ_BANDS,
+		.flags = QD_OPT_DECIMAL, /* tc's fq: get_integer(..., 10) */
+		.metavar = "3",
+		.help = "priority bands: only 3, as sch_fq",
+	},
+	{
+		.name = "priomap",
+		.type = QD_OPT_LIST,
+		.off = offsetof(struct fq_cfg, priomap),
+		.width = 1,
+		.count = FQ_PRIOS,
+		.defs = fq_priomap_def,
+		.min = 0,
+		.max = FQ_BANDS - 1,
+		.flags = QD_OPT_DECIMAL,
+		.metavar = "P0 ... P15",
+		.json_key = "priomap ",
+		.help = "the band of each priority (skb->priority & 15), 0 to 2",
+	},
+	{
+		.name = "weights",
+		.type = QD_OPT_LIST,
+		.off = offsetof(struct fq_cfg, weights),
+		.width = 4,
+		.count = FQ_BANDS,
+		.defs = fq_weights_def,
+		.min = FQ_MIN_WEIGHT,
+		.max = INT32_MAX,
+		.flags = QD_OPT_DECIMAL,
+		.metavar = "W0 W1 W2",
+		.json_key = "weights ",
+		.help = "bytes each band sends a round of the bands' weighted round robin, each at "
+			"least 16384",
+	},
+	{
 		.name = "quantum",
 		.type = QD_OPT_SIZE,
 		CFG(quantum),
@@ -83,6 +128,7 @@ static const struct qd_opt fq_opts[] = {
 		.max = FQ_MAX_QUANTUM,
 		.special = "auto",
 		.special_val = 0,
+		.flags = QD_OPT_RESOLVED,
 		.help = "bytes a flow sends per round; 0 (auto): 2 x the device's MTU",
 	},
 	{
@@ -94,6 +140,7 @@ static const struct qd_opt fq_opts[] = {
 		.max = FQ_MAX_INITIAL_QUANTUM,
 		.special = "auto",
 		.special_val = 0,
+		.flags = QD_OPT_RESOLVED,
 		.help = "credit of a new flow in bytes; 0 (auto): 10 x the device's MTU",
 	},
 	{
@@ -129,6 +176,19 @@ static const struct qd_opt fq_opts[] = {
 		.help = "idle time after which a flow's credit is refilled",
 	},
 	{
+		.name = "ce_threshold",
+		.type = QD_OPT_TIME,
+		CFG(ce_threshold),
+		.def = FQ_CE_OFF,
+		.min = 0,
+		.max = FQ_CE_OFF,
+		.json_div = 1000, /* tc reports microseconds */
+		.flags = QD_OPT_QUIET_DEFAULT,
+		.help = "ECN-capable packets of a flow whose packets leave this long after they "
+			"were "
+			"due are CE-marked (by a program before the qdisc; default: none)",
+	},
+	{
 		.name = "timer_slack",
 		.type = QD_OPT_TIME,
 		CFG(timer_slack),
@@ -157,6 +217,19 @@ static const struct qd_opt fq_opts[] = {
 		.choices = fq_horizon,
 		.help = "packets beyond the horizon are dropped, or capped to it",
 	},
+	{
+		.name = "offload_horizon",
+		.type = QD_OPT_TIME,
+		CFG(offload_horizon),
+		.def = 0,
+		.min = 0,
+		.max = 0,
+		.json_div = 1000, /* tc reports microseconds */
+		.help = "how far ahead the device may take packets to pace itself: only 0, since "
+			"fq paces every packet itself (sch_fq allows more only on devices that "
+			"offload "
+			"pacing)",
+	},
 	{}
 };
 
@@ -164,9 +237,30 @@ static const struct qd_opt fq_opts[] = {
 
 /* tc's layout of sch_fq's xstats and its JSON keys ("throttled" twice, as tc). */
 static const struct qd_stat fq_stats[] = {
-	{ .name = "flows", .text = "  flows %s", STAT(flows) },
-	{ .name = "inactive", .text = " (inactive %s", STAT(inactive_flows) },
-	{ .name = "throttled", .text = " throttled %s)", STAT(throttled_flows) },
+	{ .name = "flows", .text = "  flows %s", STAT(flows), .flags = QD_STAT_GAUGE },
+	{ .name = "inactive",
+	  .text = " (inactive %s",
+	  STAT(inactive_flows),
+	  .flags = QD_STAT_GAUGE },
+	{
+		.name = "throttled",
+		.text = " throttled %s)",
+		STAT(throttled_flows),
+		.flags = QD_STAT_GAUGE,
+		.metric = "throttled_flows", /* the throttle events below are "throttled" too */
+	},
+	{ .name = "band0_pkts",
+	  .text = " band0_pkts %s",
+	  STAT(band_pkts[0]),
+	  .flags = QD_STAT_GAUGE },
+	{ .name = "band1_pkts",
+	  .text = " band1_pkts %s",
+	  STAT(band_pkts[1]),
+	  .flags = QD_STAT_GAUGE },
+	{ .name = "band2_pkts",
+	  .text = " band2_pkts %s",
+	  STAT(band_pkts[2]),
+	  .flags = QD_STAT_GAUGE },
 	{
 		.name = "next_packet_delay",
 		.text = " next_packet_delay %s",
@@ -185,6 +279,7 @@ static const struct qd_stat fq_stats[] = {
 		STAT(unthrottle_latency_ns),
 		.flags = QD_STAT_NONZERO,
 	},
+	{ .name = "ce_mark", .text = " ce_mark %s", STAT(ce_mark), .flags = QD_STAT_NONZERO },
 	{
 		.name = "flows_plimit",
 		.text = " flows_plimit %s",
@@ -217,6 +312,24 @@ static const struct qd_stat fq_stats[] = {
 		STAT(horizon_caps),
 		.flags = QD_STAT_NONZERO,
 	},
+	{
+		.name = "band0_drops",
+		.text = " band0_drops %s",
+		STAT(band_drops[0]),
+		.flags = QD_STAT_NONZERO,
+	},
+	{
+		.name = "band1_drops",
+		.text = " band1_drops %s",
+		STAT(band_drops[1]),
+		.flags = QD_STAT_NONZERO,
+	},
+	{
+		.name = "band2_drops",
+		.text = " band2_drops %s",
+		STAT(band_drops[2]),
+		.flags = QD_STAT_NONZERO,
+	},
 	{}
 };
 
@@ -228,16 +341,14 @@ static const char *const fq_states[] = {
 /*
  * The socket cookie is out of reach of a BPF qdisc, so a flow is named by
  * its key: the socket's address, or the masked hash of an orphan packet;
- * the reserved flows have keys of their own, which no socket can have.
+ * the reserved flow has a key of its own, which no socket can have.
  */
 static void fq_flow_name(const void *entry, uint32_t index, char *buf, size_t len)
 {
 	const struct fq_flow *f = entry;
 
 	(void)index;
-	if (f->key == FQ_KEY_PRIO)
-		snprintf(buf, len, "prio");
-	else if (f->key == FQ_KEY_OVERFLOW)
+	if (f->key == FQ_KEY_OVERFLOW)
 		snprintf(buf, len, "overflow");
 	else if (f->key & 1)
 		snprintf(buf, len, "hash 0x%" PRIx64, (uint64_t)f->key >> 1);
@@ -258,9 +369,9 @@ static const struct qd_col fq_cols[] = {
 	{ .name = "backlog", FLOW(backlog), .flags = QD_COL_TOTAL },
 	{ .name = "credit", .type = QD_COL_INT, FLOW(credit) },
 	{ .name = "next", .type = QD_COL_DEADLINE, FLOW(time_next_packet) },
-	{ .name = "packets", FLOW(pkts), .flags = QD_COL_TOTAL },
-	{ .name = "bytes", FLOW(bytes), .flags = QD_COL_TOTAL },
-	{ .name = "drops", FLOW(drops), .flags = QD_COL_TOTAL },
+	{ .name = "packets", FLOW(pkts), .flags = QD_COL_TOTAL | QD_COL_COUNTER },
+	{ .name = "bytes", FLOW(bytes), .flags = QD_COL_TOTAL | QD_COL_COUNTER },
+	{ .name = "drops", FLOW(drops), .flags = QD_COL_TOTAL | QD_COL_COUNTER },
 	{}
 };
 
@@ -320,7 +431,7 @@ static uint32_t fq_map_entries(const char *map, const uint32_t *cap)
 	uint32_t inst = cap[QD_CAP_INSTANCES];
 
 	if (!strcmp(map, "flows"))
-		return 1 + 2 * inst + cap[FQ_CAP_FLOWS];
+		return 1 + inst + cap[FQ_CAP_FLOWS];
 	if (!strcmp(map, "flow_pool"))
 		return cap[FQ_CAP_FLOWS];
 	if (!strcmp(map, "pkts"))
@@ -331,9 +442,19 @@ static uint32_t fq_map_entries(const char *map, const uint32_t *cap)
 		return (inst * FQ_BLOCK + cap[FQ_CAP_BUCKET_POOL] / FQ_BLOCK * FQ_BLOCK) / FQ_HEADS;
 	if (!strcmp(map, "bucket_pool"))
 		return cap[FQ_CAP_BUCKET_POOL] / FQ_BLOCK ?: 1;
-	if (!strcmp(map, "fast"))
-		return inst;
+	/* The flows ce_threshold finds late at once: as many as one instance holds. */
+	if (!strcmp(map, "ce_flows"))
+		return cap[FQ_CAP_INSTANCE_FLOWS];
 	return 0;
+}
+
+/* The marking program runs only on devices where some instance wants marks. */
+static bool fq_egress_wanted(const struct qd_place *p, const void *cfg)
+{
+	const struct fq_cfg *c = cfg;
+
+	(void)p;
+	return c->ce_threshold < FQ_CE_OFF;
 }
 
 static const void *fq_elf(size_t *size)
@@ -352,6 +473,8 @@ static const struct qd_kind fq_kind = {
 	.elf_bytes = fq_elf,
 	.stats = fq_stats,
 	.flows = &fq_flows,
+	.egress_prog = "fq_ce_mark",
+	.egress_wanted = fq_egress_wanted,
 	.caps = fq_caps,
 	.map_entries = fq_map_entries,
 };

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct qd_place;
+
 enum qd_opt_type {
 	QD_OPT_COUNT, /* plain number; text adds the option's unit ("p") */
 	QD_OPT_SIZE,  /* bytes, tc size units */
@@ -25,18 +27,24 @@ enum qd_opt_type {
 	 */
 	QD_OPT_LIST,
 	/*
-	 * Repeatable "NAME PATH SUB VALUE": a value (of type .sub_type, in
-	 * min..max) for a cgroup v2 directory, in an array of .count struct
-	 * qd_cgroup_val at off (id 0: unused); "UNSET PATH" removes the entry.
-	 * JSON "NAME":[{"path":...,"id":...,"SUB":...}].
+	 * Repeatable "NAME PATH SUB VALUE [FIELD VALUE]...": a value (of type
+	 * .sub_type, in min..max) for a cgroup v2 directory, and optional
+	 * .fields, in an array of .count entries of .width bytes at off, each
+	 * starting with a struct qd_cgroup_val (id 0: unused); "UNSET PATH"
+	 * removes the entry. JSON "NAME":[{"path":...,"id":...,"SUB":...,
+	 * "FIELD":...}].
 	 */
 	QD_OPT_CGROUPS,
+	QD_OPT_NTYPES /* not a type: how many there are (kinds/opt.h, one file each) */
 };
 
 struct qd_cgroup_val {
 	uint64_t id; /* the cgroup's id: kernfs node id, its directory's inode number */
 	uint64_t val;
 };
+
+/* The largest QD_OPT_CGROUPS entry (.width), fields included. */
+#define QD_CGROUP_ENTRY_MAX 64
 
 /* qd_opt.flags */
 #define QD_OPT_QUIET_DEFAULT (1U << 0) /* show omits it while it has its default */
@@ -49,6 +57,12 @@ struct qd_cgroup_val {
  * or octal (leading 0), as tc's get_unsigned(..., 0).
  */
 #define QD_OPT_DECIMAL (1U << 4)
+/*
+ * The program replaces the special value (auto) with one of its own in
+ * .init (fq's quanta): an instance's value then stands for auto as well,
+ * so a desired auto matches whatever the instance resolved.
+ */
+#define QD_OPT_RESOLVED (1U << 5)
 
 struct qd_opt {
 	const char *name;
@@ -72,6 +86,12 @@ struct qd_opt {
 	/* JSON shows the value divided by this (tc reports some times in us); 0 = 1. */
 	unsigned int json_div;
 	/*
+	 * The JSON key, where tc's is not the name (NULL: the name): tc 6.10
+	 * and later name sch_fq's priomap and weights "priomap " and
+	 * "weights ", with a trailing blank.
+	 */
+	const char *json_key;
+	/*
 	 * QD_OPT_TIME: nanoseconds a bare number counts, as the option's tc
 	 * parser reads it; 0: microseconds (tc's get_time).
 	 */
@@ -84,6 +104,12 @@ struct qd_opt {
 	const char *sub;
 	enum qd_opt_type sub_type;
 	const char *unset;
+	/*
+	 * QD_OPT_CGROUPS: the optional words after SUB VALUE, each an option
+	 * (count, size, time or rate) whose off is within an entry; one not
+	 * given takes its .def. Ended by an entry without a name; or NULL.
+	 */
+	const struct qd_opt *fields;
 	/*
 	 * The capacity (qd_cap.name) the value may not exceed: add and
 	 * replace use a registration that holds it (making one if need be),
@@ -104,6 +130,10 @@ enum qd_stat_type {
 /* qd_stat.flags */
 #define QD_STAT_NONZERO (1U << 0) /* omitted while 0 (for a deadline: while not in the future) */
 #define QD_STAT_NEWLINE (1U << 1) /* starts a text line; a line showing nothing is left out */
+/* A QD_STAT_COUNT that goes up and down (flows in use, a queue's length), not a counter. */
+#define QD_STAT_GAUGE (1U << 2)
+/* A table's field that names its record (prio's band): a label in metrics, not a value. */
+#define QD_STAT_LABEL (1U << 3)
 
 /*
  * One counter of a kind's "insts" value, shown by `show -s` after the
@@ -116,13 +146,21 @@ struct qd_stat {
 	unsigned int off;   /* in the "insts" value */
 	unsigned int width; /* 4 or 8 bytes */
 	unsigned int flags; /* QD_STAT_* */
+	/* Its name in metrics and monitor when .name is not unique in the kind; NULL: .name. */
+	const char *metric;
+	/*
+	 * The option that sets what this achieves (edt's rate_est: "rate"),
+	 * which monitor shows beside it; NULL: none.
+	 */
+	const char *of;
 };
 
 /*
- * Counters kept for each entry of a QD_OPT_CGROUPS option, in an array of
- * the "insts" value: `show -s` prints a line (and a JSON object) an entry
- * configured. Entry i owns row i; a row whose key is not the entry's
- * cgroup id has not counted for that cgroup yet and shows zeros.
+ * Counters kept for each entry of an option of entries (QD_OPT_CGROUPS),
+ * in an array of the "insts" value: a table like struct qd_stat_table
+ * whose records lie in the value itself, one for each entry configured,
+ * which `show -s` prints through the same code, the entry's label first. Entry i owns row i; a row whose key is not the
+ * entry's (the cgroup id) has not counted for it yet and shows zeros.
  */
 struct qd_stat_rows {
 	const char *name;	     /* JSON key of the array */
@@ -162,6 +200,8 @@ enum qd_col_type {
 /* qd_col.flags */
 #define QD_COL_TOTAL (1U << 0) /* summed in the totals `show -s ... flows` adds */
 #define QD_COL_USED  (1U << 1) /* an entry whose field here is 0 is free and not listed */
+/* It only goes up while the entry lives: monitor shows it as a rate. */
+#define QD_COL_COUNTER (1U << 2)
 
 /* A column of `show ... flows`. */
 struct qd_col {
@@ -243,6 +283,11 @@ struct qd_kind {
 	 */
 	const char *egress_prog;
 	/*
+	 * Whether an instance at place p with options cfg needs egress_prog on
+	 * its device. NULL: every root instance does, whatever its options.
+	 */
+	bool (*egress_wanted)(const struct qd_place *p, const void *cfg);
+	/*
 	 * Checks between options (prio: priomap entries below bands), run on
 	 * the whole config add, replace and change would write: prints one
 	 * line naming the bad value and returns -EINVAL. NULL: none.
@@ -306,10 +351,33 @@ void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v);
 /* Element i of a QD_OPT_LIST option (i = 0 for the others). */
 uint64_t qd_opt_get_at(const struct qd_opt *o, const void *cfg, unsigned int i);
 void qd_opt_set_at(const struct qd_opt *o, void *cfg, unsigned int i, uint64_t v);
-/* The words an option takes after its name: 0 for a keyword, count for a list, else 1. */
-unsigned int qd_opt_nvalues(const struct qd_opt *o);
 /* A value as text output shows it (its special word, tc units): returns buf. */
 const char *qd_opt_text(const struct qd_opt *o, uint64_t v, char *buf, size_t len);
+
+/*
+ * One step of the option grammar: the word at argv[i] and the value words
+ * after it that belong to the same option. The parser, the required-option
+ * check and completion all walk argv with it.
+ */
+enum qd_step_how {
+	QD_STEP_UNKNOWN, /* no option's word */
+	QD_STEP_KEYWORD, /* one of o's .choices, index idx */
+	QD_STEP_UNSET,	 /* o's .unset word */
+	QD_STEP_NAME,	 /* o's name */
+};
+
+struct qd_opt_step {
+	int i;
+	unsigned int n; /* value words after argv[i]; some may lie past argc */
+	const struct qd_opt *o;
+	enum qd_step_how how;
+	uint64_t idx;
+};
+
+#define QD_OPT_STEP_START ((struct qd_opt_step){ .i = -1 })
+
+/* The next step after s (QD_OPT_STEP_START: the first); false past the last word. */
+bool qd_kind_walk(const struct qd_kind *k, int argc, char **argv, struct qd_opt_step *s);
 
 /* cfg <- every option's default. */
 void qd_kind_defaults(const struct qd_kind *k, void *cfg);
@@ -330,6 +398,24 @@ const struct qd_opt *qd_kind_named(const struct qd_kind *k, const char *word);
 const struct qd_opt *qd_kind_unset(const struct qd_kind *k, const char *word);
 /* Is word one of k's option names or keywords? */
 bool qd_kind_knows(const struct qd_kind *k, const char *word);
+/*
+ * Every option of cfg as words qd_kind_parse reads back to cfg, each value
+ * as show prints it where that is exact, else in the option's smallest
+ * unit: 0, or -ENOSPC, or -ENOENT when a cgroup entry's directory is gone
+ * (it cannot be named).
+ */
+/* One option's words (a list's 16 numbers at most), "NAME V1 ... Vn". */
+#define QD_OPT_WORDS_MAX 256
+int qd_kind_words(const struct qd_kind *k, const void *cfg, char *buf, size_t len);
+/*
+ * What turns cur into want: "NAME OLD -> NEW" for each option that differs
+ * into desc (", " between them), and the words `change` takes for them
+ * into words. Returns how many differ, -ENOSPC, or -ENOENT when change
+ * cannot say it (a cgroup entry to remove whose directory is gone).
+ */
+int qd_kind_diff(const struct qd_kind *k, const void *cur, const void *want, char *desc,
+		 size_t dlen, char *words, size_t wlen);
+
 /* Print the options in cfg: text like tc, JSON integers in the stored unit (or / json_div). */
 void qd_kind_print(const struct qd_kind *k, const void *cfg);
 
@@ -343,5 +429,38 @@ void qd_kind_print_stats(const struct qd_kind *k, const void *inst, size_t size,
 void qd_kind_print_rows(const struct qd_kind *k, const void *cfg, const void *inst, size_t size);
 /* Print k's per-class counters (k->table) from an "insts" value and the options. */
 void qd_kind_print_table(const struct qd_kind *k, const void *inst, size_t size, const void *cfg);
+
+/* Where a sample's stat comes from: k->stats, k->rows (a cgroup entry) or k->table (a record). */
+enum qd_sample_group {
+	QD_SAMPLE_STATS,
+	QD_SAMPLE_ROWS,
+	QD_SAMPLE_TABLE,
+};
+
+/*
+ * One of a kind's values as metrics and monitor take them: every stat,
+ * quiet ones included, raw (nanoseconds, bytes, bytes per second; a
+ * deadline as the time left), with what tells its record apart.
+ */
+struct qd_sample {
+	const struct qd_stat *stat;
+	enum qd_sample_group group;
+	/* ROWS: the entry's cgroup id; TABLE: the record's QD_STAT_LABEL field; STATS: 0. */
+	uint64_t key;
+	uint64_t value;
+};
+
+/* The samples qd_kind_samples gives for k at the most. */
+size_t qd_kind_samples_max(const struct qd_kind *k);
+/*
+ * k's samples from an "insts" value of size bytes and the instance's
+ * options into out (room for qd_kind_samples_max): how many.
+ */
+size_t qd_kind_samples(const struct qd_kind *k, const void *inst, size_t size, const void *cfg,
+		       uint64_t now, struct qd_sample *out);
+/* Does s only go up (a counter) rather than up and down (a gauge)? */
+bool qd_stat_is_counter(const struct qd_stat *s);
+/* The name metrics and monitor give s: .metric or .name. */
+const char *qd_stat_metric(const struct qd_stat *s);
 
 #endif

@@ -108,12 +108,12 @@ struct prio_band_rec {
 
 /* tc's layout of a class's statistics, on one line per band. */
 static const struct qd_stat prio_band_stats[] = {
-	{ .name = "band", .text = "  band %s:", REC(band) },
+	{ .name = "band", .text = "  band %s:", REC(band), .flags = QD_STAT_LABEL },
 	{ .name = "bytes", .text = " Sent %s bytes", REC(bytes) },
 	{ .name = "packets", .text = " %s pkt", REC(packets) },
 	{ .name = "drops", .text = " (dropped %s)", REC(drops) },
 	{ .name = "backlog", .text = " backlog %s", .type = QD_STAT_SIZE, REC(backlog) },
-	{ .name = "qlen", .text = " %sp", REC(qlen) },
+	{ .name = "qlen", .text = " %sp", REC(qlen), .flags = QD_STAT_GAUGE },
 	{}
 };
 
@@ -168,7 +168,7 @@ static unsigned int prio_fill(const void *inst, size_t size, const void *cfg, vo
 
 static const struct qd_stat_table prio_table = {
 	.name = "bands",
-	.help = "a record a band",
+	.help = "one record per band",
 	.stats = prio_band_stats,
 	.size = sizeof(struct prio_band_rec),
 	.max = PRIO_BANDS_MAX,

@@ -20,5 +20,12 @@ int batch_split(char *line, char **argv, int max);
  * failure, or 0.
  */
 int batch_run(const char *file, bool force, int (*run)(int argc, char **argv));
+/*
+ * The same reading, for any consumer: fn gets each command's words (valid
+ * until it returns) and data, with qd_opts.src_file and src_line naming
+ * where the command starts.
+ */
+int batch_each(const char *file, bool force, int (*fn)(int argc, char **argv, void *data),
+	       void *data);
 
 #endif

@@ -99,12 +99,50 @@ static void json_newline(FILE *f)
 		fputs_unlocked("    ", f);
 }
 
+size_t utf8_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n, i;
+	uint32_t cp;
+
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] >= 0xc2 && u[0] <= 0xdf)
+		n = 2, cp = u[0] & 0x1f;
+	else if (u[0] >= 0xe0 && u[0] <= 0xef)
+		n = 3, cp = u[0] & 0x0f;
+	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+		n = 4, cp = u[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80) /* also the NUL of a string cut short */
+			return 0;
+		cp = cp << 6 | (u[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* JSON text must be UTF-8: a byte that is not part of a valid character becomes U+FFFD. */
 static void json_puts(FILE *f, const char *s)
 {
 	putc_unlocked('"', f);
 	for (; *s; s++) {
 		unsigned char c = *s;
+		size_t n;
 
+		if (c >= 0x80) {
+			n = utf8_len(s);
+			if (n)
+				fwrite_unlocked(s, 1, n, f);
+			else
+				fputs_unlocked("\\ufffd", f);
+			s += n ? n - 1 : 0;
+			continue;
+		}
 		switch (c) {
 		case '"':
 			fputs_unlocked("\\\"", f);
@@ -128,7 +166,6 @@ static void json_puts(FILE *f, const char *s)
 			fputs_unlocked("\\t", f);
 			break;
 		default:
-			/* bytes >= 0x80 are passed through: UTF-8 stays UTF-8 */
 			if (c < 0x20)
 				fprintf(f, "\\u%04x", c);
 			else
@@ -245,143 +282,49 @@ void close_json_object(void)
 
 /* --- text ------------------------------------------------------------ */
 
-enum val_kind { VAL_STR, VAL_UINT, VAL_INT };
-
-struct val {
-	enum val_kind kind;
-	const char *s;
-	uint64_t u;
-	int64_t i;
-};
-
-/* Copy [p, end) to f, reading "%%" as '%'. */
-static void put_literal(FILE *f, const char *p, const char *end)
+/*
+ * fmt with text as its conversion's output, when fmt has none or exactly
+ * plain ("%llu", "%s") between literal text: show -s writes some hundred
+ * of those per qdisc, which vfprintf would cost several times more. False
+ * for any other format (widths, "%%"), which the caller gives vfprintf.
+ */
+static bool text_plain(const char *fmt, const char *plain, const char *text)
 {
-	for (; p < end; p++) {
-		if (p[0] == '%' && p + 1 < end && p[1] == '%')
-			p++;
-		putc_unlocked(*p, f);
-	}
-}
+	const char *p = strchr(fmt, '%');
+	size_t n = strlen(plain);
+	FILE *f = out_fp();
 
-struct conv {
-	const char *start; /* the '%' */
-	const char *end;   /* past the conversion letter */
-	char spec[24];	   /* '%', flags, width, precision; no length */
-	char letter;
-};
-
-/* Find the first conversion of fmt; false if there is none. */
-static bool find_conv(const char *fmt, struct conv *c)
-{
-	const char *p = fmt, *q;
-	size_t n;
-
-	while ((p = strchr(p, '%')) && p[1] == '%')
-		p += 2;
-	if (!p)
+	if (p && (strncmp(p, plain, n) || strchr(p + n, '%')))
 		return false;
-
-	for (q = p + 1; *q && strchr("-+ #0'123456789.", *q); q++)
-		;
-	n = q - p;
-	/* leave room for "ll", the letter and NUL; else drop the modifiers */
-	if (n > sizeof(c->spec) - 4)
-		n = 1;
-	memcpy(c->spec, p, n);
-	c->spec[n] = '\0';
-
-	while (*q && strchr("hlLqjzt", *q))
-		q++;
-	c->letter = *q;
-	c->start = p;
-	c->end = *q ? q + 1 : q;
+	if (!p) {
+		fputs_unlocked(fmt, f);
+		return true;
+	}
+	fwrite_unlocked(fmt, 1, p - fmt, f);
+	fputs_unlocked(text, f);
+	fputs_unlocked(p + n, f);
 	return true;
 }
 
-/* The spec with its modifiers (or just "%"), then mod and letter. */
-static const char *conv_fmt(struct conv *c, bool keep, const char *mod, char letter)
+/* The compiler checked fmt's one conversion (or none) against the value's type. */
+static void text_uint(const char *fmt, uint64_t v)
 {
-	size_t n = keep ? strlen(c->spec) : 1;
+	char buf[UNITS_BUF];
 
-	snprintf(c->spec + n, sizeof(c->spec) - n, "%s%c", mod, letter);
-	return c->spec;
+	if (fmt && !text_plain(fmt, "%llu", sprint_u64(v, "", buf, sizeof(buf))))
+		fprintf(out_fp(), fmt, (unsigned long long)v);
 }
 
-static bool is_int_letter(char c)
+static void text_str(const char *fmt, const char *s)
 {
-	return c && strchr("diouxX", c);
-}
-
-static bool is_signed_letter(char c)
-{
-	return c == 'd' || c == 'i';
-}
-
-/*
- * Whatever the caller wrote, the value is passed with the type the final
- * format says: "%u" with a 64-bit value, or "%d" next to a string, would
- * otherwise read an argument that is not there.
- */
-static void put_conv(FILE *f, struct conv *c, const struct val *v)
-{
-	bool isint = is_int_letter(c->letter);
-	/* No flags, width or precision: the common case, written directly. */
-	bool plain = !c->spec[1];
-
-	switch (v->kind) {
-	case VAL_STR:
-		if (plain || c->letter != 's')
-			fputs_unlocked(v->s, f);
-		else
-			fprintf(f, conv_fmt(c, true, "", 's'), v->s);
-		break;
-	case VAL_UINT:
-		/* a u64 is never shown negative, so %d becomes %u */
-		if (!isint || is_signed_letter(c->letter))
-			c->letter = 'u';
-		if ((plain || !isint) && c->letter == 'u')
-			put_u64(f, v->u);
-		else
-			fprintf(f, conv_fmt(c, isint, "ll", c->letter), (unsigned long long)v->u);
-		break;
-	case VAL_INT:
-		if (!isint)
-			c->letter = 'd';
-		if ((plain || !isint) && is_signed_letter(c->letter)) {
-			put_i64(f, v->i);
-		} else if (is_signed_letter(c->letter)) {
-			fprintf(f, conv_fmt(c, isint, "ll", c->letter), (long long)v->i);
-		} else {
-			fprintf(f, conv_fmt(c, isint, "ll", c->letter), (unsigned long long)v->i);
-		}
-		break;
-	}
-}
-
-/* printf one value through fmt, which should have one conversion at most */
-static void text_print(const char *fmt, const struct val *v)
-{
-	FILE *f = out_fp();
-	struct conv c;
-
-	if (!fmt)
-		return;
-	if (!find_conv(fmt, &c)) {
-		put_literal(f, fmt, fmt + strlen(fmt));
-		return;
-	}
-	put_literal(f, fmt, c.start);
-	put_conv(f, &c, v);
-	put_literal(f, c.end, c.end + strlen(c.end));
+	if (fmt && !text_plain(fmt, "%s", s))
+		fprintf(out_fp(), fmt, s);
 }
 
 /* --- values ---------------------------------------------------------- */
 
-void print_string(enum output_type t, const char *key, const char *fmt, const char *val)
+void(print_string)(enum output_type t, const char *key, const char *fmt, const char *val)
 {
-	struct val v = { .kind = VAL_STR, .s = val ? val : "" };
-
 	if (want_json(t)) {
 		json_item(key);
 		if (val)
@@ -389,56 +332,77 @@ void print_string(enum output_type t, const char *key, const char *fmt, const ch
 		else
 			fputs_unlocked("null", out_fp());
 	} else if (want_text(t)) {
-		text_print(fmt, &v);
+		text_str(fmt, val ? val : "");
 	}
 }
 
-void print_uint(enum output_type t, const char *key, const char *fmt, uint64_t val)
+void(print_uint)(enum output_type t, const char *key, const char *fmt, uint64_t val)
 {
-	struct val v = { .kind = VAL_UINT, .u = val };
-
 	if (want_json(t)) {
 		json_item(key);
 		put_u64(out_fp(), val);
 	} else if (want_text(t)) {
-		text_print(fmt, &v);
+		text_uint(fmt, val);
 	}
 }
 
-void print_int(enum output_type t, const char *key, const char *fmt, int64_t val)
+void(print_int)(enum output_type t, const char *key, const char *fmt, int64_t val)
 {
-	struct val v = { .kind = VAL_INT, .i = val };
-
 	if (want_json(t)) {
 		json_item(key);
 		put_i64(out_fp(), val);
-	} else if (want_text(t)) {
-		text_print(fmt, &v);
+	} else if (want_text(t) && fmt) {
+		fprintf(out_fp(), fmt, (long long)val);
 	}
 }
 
-void print_bool(enum output_type t, const char *key, const char *fmt, bool val)
+void(print_bool)(enum output_type t, const char *key, const char *fmt, bool val)
 {
-	struct val v = { .kind = VAL_STR, .s = val ? "true" : "false" };
-
 	if (want_json(t)) {
 		json_item(key);
-		fputs_unlocked(v.s, out_fp());
+		fputs_unlocked(val ? "true" : "false", out_fp());
 	} else if (want_text(t)) {
-		text_print(fmt, &v);
+		text_str(fmt, val ? "true" : "false");
 	}
 }
 
-void print_null(enum output_type t, const char *key, const char *fmt, const char *text_value)
+void(print_null)(enum output_type t, const char *key, const char *fmt, const char *text_value)
 {
-	struct val v = { .kind = VAL_STR, .s = text_value ? text_value : "" };
-
 	if (want_json(t)) {
 		json_item(key);
 		fputs_unlocked("null", out_fp());
 	} else if (want_text(t)) {
-		text_print(fmt, &v);
+		text_str(fmt, text_value ? text_value : "");
 	}
+}
+
+/* JSON v, text fmt with v as sprint writes it. */
+static void print_units(enum output_type t, const char *key, const char *fmt, uint64_t v,
+			char *(*sprint)(uint64_t v, char *buf, size_t len))
+{
+	char buf[UNITS_BUF];
+
+	if (want_json(t)) {
+		json_item(key);
+		put_u64(out_fp(), v);
+	} else if (want_text(t) && fmt) {
+		text_str(fmt, sprint(v, buf, sizeof(buf)));
+	}
+}
+
+void(print_size)(enum output_type t, const char *key, const char *fmt, uint64_t bytes)
+{
+	print_units(t, key, fmt, bytes, sprint_size);
+}
+
+void(print_rate)(enum output_type t, const char *key, const char *fmt, uint64_t bytes_per_sec)
+{
+	print_units(t, key, fmt, bytes_per_sec, sprint_rate);
+}
+
+void(print_time)(enum output_type t, const char *key, const char *fmt, uint64_t ns)
+{
+	print_units(t, key, fmt, ns, sprint_time);
 }
 
 void print_nl(void)

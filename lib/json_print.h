@@ -5,9 +5,11 @@
  * PRINT_JSON, or PRINT_ANY both) and is silently skipped in the other.
  *
  * Text mode: fmt is printed with the value, printf-style; fmt NULL prints
- * nothing.  fmt should hold at most one conversion.  print_uint() and
- * print_int() fix up the length modifier of an integer conversion, so
- * "%u", "%x", "%lu" or "%llu" all print the full 64-bit value.
+ * nothing.  fmt holds one conversion of the value's own type, or none:
+ * "%llu" (or "%llx", "%5llu") for print_uint and the unit helpers' %s of
+ * the value in tc's units, "%lld" for print_int, "%s" for the others.
+ * Each print_*() is a macro that has the compiler check fmt against that
+ * type (-Wformat), so formats are never adjusted at run time.
  *
  * JSON mode: output matches tc -j byte for byte: compact
  * {"a":1,"b":"x"}; with pretty it matches tc -p -j (4-space indent,
@@ -33,6 +35,13 @@ enum output_type {
 	PRINT_JSON = 2,
 	PRINT_ANY = 3,
 };
+
+/*
+ * The length of the UTF-8 character s starts with (1 to 4 bytes), or 0
+ * when s does not start a valid one (a stray continuation byte, an
+ * overlong form, a surrogate, beyond U+10FFFF, or cut short).
+ */
+size_t utf8_len(const char *s);
 
 /* Begin a document on f (NULL = stdout); JSON emits nothing until data. */
 void out_start(FILE *f, bool json, bool pretty);
@@ -63,6 +72,41 @@ void print_int(enum output_type t, const char *key, const char *fmt, int64_t val
 void print_bool(enum output_type t, const char *key, const char *fmt, bool val);
 /* JSON null; text prints fmt with text_value. */
 void print_null(enum output_type t, const char *key, const char *fmt, const char *text_value);
+/*
+ * A number in tc's units: JSON the number, text fmt with the number as tc
+ * writes it as its %s ("1500b", "10Mbit", "40ms").
+ */
+void print_size(enum output_type t, const char *key, const char *fmt, uint64_t bytes);
+void print_rate(enum output_type t, const char *key, const char *fmt, uint64_t bytes_per_sec);
+void print_time(enum output_type t, const char *key, const char *fmt, uint64_t ns);
+
+/*
+ * fmt checked as printf would check it with the one argument arg. A
+ * format may leave its value out ("root "), and NULL is for JSON only:
+ * neither is an extra argument here, so that warning is off for the check.
+ */
+static inline void __attribute__((format(printf, 1, 2))) print_fmt_check(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+#define PRINT_CHECKED(fn, arg, t, key, fmt, val)                                         \
+	do {                                                                             \
+		_Pragma("GCC diagnostic push")                                           \
+			_Pragma("GCC diagnostic ignored \"-Wformat-extra-args\"") if (0) \
+				print_fmt_check(fmt, arg);                               \
+		_Pragma("GCC diagnostic pop")(fn)(t, key, fmt, val);                     \
+	} while (0)
+
+#define print_string(t, key, fmt, val) PRINT_CHECKED(print_string, "", t, key, fmt, val)
+#define print_uint(t, key, fmt, val)   PRINT_CHECKED(print_uint, 0ULL, t, key, fmt, val)
+#define print_int(t, key, fmt, val)    PRINT_CHECKED(print_int, 0LL, t, key, fmt, val)
+#define print_bool(t, key, fmt, val)   PRINT_CHECKED(print_bool, "", t, key, fmt, val)
+#define print_null(t, key, fmt, val)   PRINT_CHECKED(print_null, "", t, key, fmt, val)
+#define print_size(t, key, fmt, val)   PRINT_CHECKED(print_size, "", t, key, fmt, val)
+#define print_rate(t, key, fmt, val)   PRINT_CHECKED(print_rate, "", t, key, fmt, val)
+#define print_time(t, key, fmt, val)   PRINT_CHECKED(print_time, "", t, key, fmt, val)
+
 /* Newline, text mode only. */
 void print_nl(void);
 /* printf, text mode only. */

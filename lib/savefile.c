@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sys/file.h>
 
 #include "lib/common.h"
 #include "lib/savefile.h"
@@ -47,6 +48,22 @@ fail:
 	if (say)
 		qd_err("cannot open %s: %s", dir, strerror(errno));
 	return err;
+}
+
+int qd_save_lock(const char *dir)
+{
+	int fd = qd_own_dir(dir, true, true);
+
+	if (fd < 0)
+		return fd;
+	if (flock(fd, LOCK_EX)) {
+		int err = -errno;
+
+		qd_err("cannot lock %s: %s", dir, strerror(errno));
+		close(fd);
+		return err;
+	}
+	return fd;
 }
 
 int qd_save_read(const char *path, char *buf, size_t len)

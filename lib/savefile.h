@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * qdiscctl's save files (/run/qdiscctl: sysctl's old values, default's old
- * default_qdisc), written and read so that another user can neither plant
- * one nor redirect a write through a symlink.
+ * default_qdisc) and the lock on their directory, written and read so that
+ * another user can neither plant one nor redirect a write through a symlink.
  */
 #ifndef QDISCCTL_LIB_SAVEFILE_H
 #define QDISCCTL_LIB_SAVEFILE_H
@@ -18,6 +18,13 @@
  * when say.
  */
 int qd_own_dir(const char *dir, bool create, bool say);
+
+/*
+ * Serialise qdiscctl processes on save directory dir (made first if need
+ * be, as qd_own_dir makes it): a descriptor to close, or -errno with the
+ * reason said. Only its user can open it, so nobody else can hold the lock.
+ */
+int qd_save_lock(const char *dir);
 
 /*
  * The text of save file path into buf (NUL-terminated, at most len - 1

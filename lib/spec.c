@@ -9,7 +9,7 @@
 
 static int dup_arg(const char *key, const char *val)
 {
-	qd_err("duplicate \"%s\": \"%s\" is the second value", key, val);
+	qd_err("duplicate \"%s\": \"%s\" is the second value", key, qd_tok(val));
 	return -EINVAL;
 }
 
@@ -28,7 +28,7 @@ int qdisc_spec_parse(int argc, char **argv, struct qdisc_spec *s)
 				return dup_arg(w, argv[i + 1]);
 			s->dev = argv[++i];
 			if (!*s->dev || strlen(s->dev) >= IFNAMSIZ) {
-				qd_err("invalid device name \"%s\"", s->dev);
+				qd_err("invalid device name \"%s\"", qd_tok(s->dev));
 				return -EINVAL;
 			}
 		} else if (!strcmp(w, "root")) {
@@ -42,7 +42,7 @@ int qdisc_spec_parse(int argc, char **argv, struct qdisc_spec *s)
 			if (s->have_parent)
 				return dup_arg(w, argv[i + 1]);
 			if (parse_classid(argv[++i], &s->parent)) {
-				qd_err("invalid parent ID \"%s\"", argv[i]);
+				qd_err("invalid parent ID \"%s\"", qd_tok(argv[i]));
 				return -EINVAL;
 			}
 			s->have_parent = true;
@@ -52,7 +52,7 @@ int qdisc_spec_parse(int argc, char **argv, struct qdisc_spec *s)
 			if (s->have_handle)
 				return dup_arg(w, argv[i + 1]);
 			if (parse_handle(argv[++i], &s->handle)) {
-				qd_err("invalid handle \"%s\"", argv[i]);
+				qd_err("invalid handle \"%s\"", qd_tok(argv[i]));
 				return -EINVAL;
 			}
 			s->have_handle = true;
@@ -73,7 +73,7 @@ int qdisc_spec_resolve(struct qdisc_spec *s)
 	}
 	s->ifindex = if_nametoindex(s->dev);
 	if (!s->ifindex) {
-		qd_err("Cannot find device \"%s\"", s->dev);
+		qd_err("Cannot find device \"%s\"", qd_tok(s->dev));
 		return -ENODEV;
 	}
 	return 0;

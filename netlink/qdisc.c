@@ -162,6 +162,29 @@ int qdisc_dump(struct rtnl *r, int ifindex, int (*cb)(const struct qdisc_info *q
 	return rtnl_dump(r, qdisc_msg_build(buf, &req), dump_one, &ctx);
 }
 
+struct children_ctx {
+	uint32_t major;
+	int (*cb)(const struct qdisc_info *qi, void *data);
+	void *data;
+};
+
+static int child_one(const struct qdisc_info *qi, void *data)
+{
+	struct children_ctx *ctx = data;
+
+	if (qi->parent == TC_H_ROOT || TC_H_MAJ(qi->parent) != TC_H_MAJ(ctx->major))
+		return 0;
+	return ctx->cb(qi, ctx->data);
+}
+
+int qdisc_dump_children(struct rtnl *r, int ifindex, uint32_t major,
+			int (*cb)(const struct qdisc_info *qi, void *data), void *data)
+{
+	struct children_ctx ctx = { major, cb, data };
+
+	return qdisc_dump(r, ifindex, child_one, &ctx);
+}
+
 struct lookup_ctx {
 	uint32_t parent;
 	struct qdisc_info *out;

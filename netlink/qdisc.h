@@ -58,5 +58,8 @@ int qdisc_lookup(struct rtnl *r, int ifindex, uint32_t parent, struct qdisc_info
 /* Call cb for every qdisc (of ifindex, when not 0). */
 int qdisc_dump(struct rtnl *r, int ifindex, int (*cb)(const struct qdisc_info *qi, void *data),
 	       void *data);
+/* Call cb for every qdisc of ifindex under a class of the qdisc with handle major:0 (mq's). */
+int qdisc_dump_children(struct rtnl *r, int ifindex, uint32_t major,
+			int (*cb)(const struct qdisc_info *qi, void *data), void *data);
 
 #endif

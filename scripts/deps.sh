@@ -30,7 +30,7 @@ deps=$build/deps
 debs=$build/apt/debs
 
 # Bump when the libbpf/bpftool build recipe changes, to force a rebuild.
-bpf_recipe=1
+bpf_recipe=2
 # linux-source-6.12 carries libbpf 1.5 and bpftool 7.5. Taking both from one
 # tree matters: bpftool 7.5's skeletons set the struct_ops map's `link`
 # field, which libbpf 1.4's skeleton struct does not have.
@@ -45,6 +45,12 @@ system_pkgs=(
 	pkg-config python3 xz-utils zstd file bc bash-completion
 	# the VM tests: emulator, and the userland that goes into the initramfs
 	qemu-system-x86 busybox-static cpio iproute2 iputils-ping iperf3 ethtool jq util-linux clang-format sockperf libclang-rt-16-dev
+	# the host tests: systemd-analyze verify of the installed units; the
+	# terminal view of monitor in tmux
+	systemd tmux
+	# metrics and exporter, on the host and in the VM: promtool (Debian
+	# ships it in prometheus) checks the exposition format, curl asks
+	prometheus curl
 )
 
 t0=$SECONDS
@@ -183,6 +189,9 @@ step="fetching the test kernel (scripts/fetch-kernel.sh)"
 kdir=$("$top/scripts/fetch-kernel.sh" | tail -n 1)
 kver=$(cat "$kdir/kver")
 say "kernel $kver ok ($((SECONDS - t0))s)"
+step="fetching the VM's iproute2 (scripts/fetch-iproute2.sh)"
+ipr=$("$top/scripts/fetch-iproute2.sh" | tail -n 1)
+say "iproute2 $(cat "$ipr/version") for the VM ok ($((SECONDS - t0))s)"
 
 ### 3. libbpf and bpftool #######################################################
 
@@ -238,7 +247,11 @@ build_bpf() {
 	# bpftool links this very libbpf.a instead of building a second one.
 	step="building libbpf"
 	say "building libbpf ($((SECONDS - t0))s)"
+	# One section per function and object lets qdiscctl's --gc-sections drop
+	# the parts of libbpf it never calls (the linker, USDT, ringbufs...):
+	# 151 KB of a static binary that must stay under 2 MB.
 	run libbpf make -C "$src/tools/lib/bpf" -j"$jobs" OUTPUT="$obj/libbpf/" \
+		EXTRA_CFLAGS="-ffunction-sections -fdata-sections" \
 		DESTDIR="$obj/libbpf" prefix= "$obj/libbpf/libbpf.a" install_headers
 
 	# Pin bpftool's optional features instead of probing the host: no LLVM
@@ -331,7 +344,7 @@ libbpf_v=$(awk '/define LIBBPF_MAJOR_VERSION/ { M = $3 } /define LIBBPF_MINOR_VE
 	echo "zlib $(pkg_version zlib1g-dev)"
 	echo "qemu $(pkg_version qemu-system-x86)"
 	echo "busybox $(pkg_version busybox-static)"
-	echo "iproute2 $(pkg_version iproute2)"
+	echo "iproute2 $(cat "$ipr/version") (in the VM; the host has $(pkg_version iproute2))"
 	echo "kernel $kver"
 } >"$deps/VERSIONS.tmp"
 if cmp -s "$deps/VERSIONS.tmp" "$deps/VERSIONS"; then

@@ -6,7 +6,7 @@
  */
 #include <linux/netlink.h>
 
-#include "lib/qdisc_print.h"
+#include "netlink/qdisc_print.h"
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"
 #include "tests/fuzz/fuzz.h"

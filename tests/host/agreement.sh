@@ -100,7 +100,13 @@ for k in $help_kinds; do
 	man_words=$(sed -n '/^\.SS '"$k"'$/,/^\.S[SH] /{/^\.TP/{n;s/^\.B //p}}' "$man8" |
 		sed 's/\\-/-/g' | tr ' ' '\n' | grep '^[a-z]')
 	same "$k options: help = man page" "$help_words" "$man_words"
-	same "$k options: help = completion" "$help_words" "$(tab "qdiscctl add dev lo root $k ")"
+	# A cgroup entry's optional fields are offered after its value.
+	entry_words=
+	for o in $("$qd" -j help "$k" | jq -r '.options[] | select(.fields) | .name'); do
+		entry_words="$entry_words $(tab "qdiscctl add dev lo root $k $o / rate 1mbit ")"
+	done
+	same "$k options: help = completion" "$help_words" \
+		"$(tab "qdiscctl add dev lo root $k ") $entry_words"
 done
 
 # The script keeps grammar only: no kind, option, sysctl or column names.

@@ -110,7 +110,7 @@ q()
 }
 
 # Pure cases: everything the binary knows without a network.
-check "qdiscctl " "add replace change del show kinds sysctl default help gc"
+check "qdiscctl " "add replace change del show monitor metrics exporter kinds sysctl default apply save watch help gc"
 check "qdiscctl re" "replace"
 check "qdiscctl -s --" "$(q options | tr ' ' '\n' | grep '^--')"
 check "qdiscctl --js" "--json"
@@ -119,7 +119,7 @@ check "qdiscctl -s -j show fl" "flows"
 check "qdiscctl show flows " "dev handle root parent sort"
 check "qdiscctl show dev lo flows sort " "$(q columns)"
 check "qdiscctl show flows sort b" "backlog bytes"
-check "qdiscctl help " "add replace change del show kinds sysctl default help gc $(q kinds)"
+check "qdiscctl help " "add replace change del show monitor metrics exporter kinds sysctl default apply save watch help gc $(q kinds)"
 check "qdiscctl help f" "fifo fq"
 check "qdiscctl add dev lo root " "handle $(q kinds)"
 check "qdiscctl add dev lo root fq " "$(q kind-options fq)"
@@ -155,6 +155,12 @@ check "qdiscctl default fifo " "limit"
 check "qdiscctl default fq quantum " "auto"
 check "qdiscctl default restore " ""
 check "qdiscctl gc " ""
+check "qdiscctl monitor " "events dev flows -i -c"
+check "qdiscctl monitor events " ""
+check "qdiscctl monitor -i 2 " "dev flows -c"
+check "qdiscctl metrics " "netns --all-netns --textfile"
+check "qdiscctl metrics --all-netns " "netns --textfile"
+check "qdiscctl exporter " "netns --all-netns"
 check "qdiscctl -n " "" contains
 
 if [ "$netcases" = 1 ]; then

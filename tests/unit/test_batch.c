@@ -46,33 +46,135 @@ static int run_file(const char *text, bool force)
 	return ret;
 }
 
-/* qd_err's output for a batch whose line 3 (continued to 4) is unterminated. */
-static void check_prefix(void)
+/* batch_run on path with stderr in msg (its first line) and *lines (its line count). */
+static int run_captured(const char *path, bool force, char *msg, size_t n, int *lines)
 {
-	char path[] = "/tmp/test_batch.XXXXXX", msg[256] = "";
-	int fd = mkstemp(path), saved = dup(2), ret;
-	FILE *f = fdopen(fd, "w"), *err = tmpfile();
+	int saved = dup(2), ret, c;
+	FILE *err = tmpfile();
 
-	fputs("a\n\nb 'x \\\ny\nc\n", f);
-	fclose(f);
-	memset(codes, 0, sizeof(codes));
 	ncalls = 0;
+	memset(calls, 0, sizeof(calls));
 	fflush(stderr);
 	dup2(fileno(err), 2);
-	ret = batch_run(path, false, fake_run);
+	ret = batch_run(path, force, fake_run);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
 	rewind(err);
-	if (!fgets(msg, sizeof(msg), err))
+	if (!fgets(msg, n, err))
 		msg[0] = '\0';
+	rewind(err);
+	*lines = 0;
+	while ((c = getc(err)) != EOF)
+		*lines += c == '\n';
 	fclose(err);
-	CHECK_INT(ret, QD_EXIT_USAGE);
+	return ret;
+}
+
+/* A file with these n bytes; its name in path (a mkstemp template, or a name it made). */
+static void write_bytes(char *path, const char *bytes, size_t n)
+{
+	int fd;
+	FILE *f;
+
+	memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+
+	fwrite(bytes, 1, n, f);
+	fclose(f);
+}
+
+/* qd_err's output for a batch whose line 3 (continued to 4) is unterminated. */
+static void check_prefix(void)
+{
+	static const char text[] = "a\n\nb 'x \\\ny\nc\n";
+	char path[] = "/tmp/test_batch.XXXXXX", msg[256];
+	int lines;
+
+	memset(codes, 0, sizeof(codes));
+	write_bytes(path, text, sizeof(text) - 1);
+	CHECK_INT(run_captured(path, false, msg, sizeof(msg), &lines), QD_EXIT_USAGE);
 	CHECK_INT(ncalls, 1);
 	CHECK(!strncmp(msg, path, strlen(path)));
 	CHECK_STR(msg + strlen(path), ":3: unterminated quote\n");
 	CHECK(qd_opts.src_file == NULL);
 	unlink(path);
+}
+
+/* What is not a line of text ends the batch, or that command, with one line. */
+static void check_bad_input(void)
+{
+	char path[] = "/tmp/test_batch.XXXXXX", dir[] = "/tmp/test_batch.XXXXXX", msg[256];
+	char want[256], *big;
+	int lines;
+
+	memset(codes, 0, sizeof(codes));
+	/* A directory is a read error, not an empty file. */
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_INT(run_captured(dir, true, msg, sizeof(msg), &lines), QD_EXIT_FAIL);
+	snprintf(want, sizeof(want), "%s:1: cannot read the batch file: Is a directory\n", dir);
+	CHECK_STR(msg, want);
+	CHECK_INT(lines, 1);
+	CHECK_INT(ncalls, 0);
+	rmdir(dir);
+
+	/* A NUL refuses its command, named by the line it is on; --force goes on. */
+	write_bytes(path, "a\nb \\\nc d\0e\nf\n", 14);
+	CHECK_INT(run_captured(path, true, msg, sizeof(msg), &lines), QD_EXIT_USAGE);
+	snprintf(want, sizeof(want), "%s:3: a NUL byte at column 4: a batch line is text\n", path);
+	CHECK_STR(msg, want);
+	CHECK_INT(lines, 1);
+	CHECK_INT(ncalls, 2);
+	CHECK_STR(calls[0], "a");
+	CHECK_STR(calls[1], "f");
+	CHECK_INT(call_line[1], 4);
+	CHECK_INT(run_captured(path, false, msg, sizeof(msg), &lines), QD_EXIT_USAGE);
+	CHECK_INT(ncalls, 1);
+	unlink(path);
+
+	/* The longest command runs; one byte more stops the batch, even with --force. */
+	big = malloc(65536 + 16);
+	memset(big, ' ', 65536 + 16);
+	big[0] = 'a';
+	big[65536] = '\n';
+	memcpy(big + 65537, "b\n", 2);
+	write_bytes(path, big, 65539);
+	CHECK_INT(run_captured(path, true, msg, sizeof(msg), &lines), 0);
+	CHECK_INT(ncalls, 2);
+	CHECK_STR(calls[0], "a");
+	CHECK_INT(lines, 0);
+	unlink(path);
+	big[65536] = ' ';
+	big[65537] = '\n';
+	memcpy(big + 65538, "b\n", 2);
+	write_bytes(path, big, 65540);
+	CHECK_INT(run_captured(path, true, msg, sizeof(msg), &lines), QD_EXIT_USAGE);
+	snprintf(want, sizeof(want),
+		 "%s:1: a command longer than 65536 bytes, the most a batch line may be "
+		 "(continuation lines joined)\n",
+		 path);
+	CHECK_STR(msg, want);
+	CHECK_INT(lines, 1);
+	CHECK_INT(ncalls, 0);
+	unlink(path);
+	/* Counted over continuation lines, named by the line it goes past the limit on. */
+	big[40000] = '\\';
+	big[40001] = '\n';
+	big[65537] = ' ';
+	big[65538] = ' ';
+	big[65539] = '\n';
+	write_bytes(path, big, 65540);
+	CHECK_INT(run_captured(path, true, msg, sizeof(msg), &lines), QD_EXIT_USAGE);
+	CHECK(strstr(msg, ":2: a command longer than 65536 bytes") != NULL);
+	unlink(path);
+	free(big);
+
+	/* A stream without line breaks: one line, after reading no more than the limit. */
+	CHECK_INT(run_captured("/dev/zero", false, msg, sizeof(msg), &lines), QD_EXIT_USAGE);
+	CHECK_STR(msg, "/dev/zero:1: a command longer than 65536 bytes, the most a batch line may "
+		       "be (continuation lines joined)\n");
+	CHECK_INT(lines, 1);
 }
 
 static void check_run(void)
@@ -118,6 +220,7 @@ static void check_run(void)
 	CHECK_INT(run_file("a\n", false), 0);
 	CHECK_INT(batch_run("/nonexistent/batch", false, fake_run), QD_EXIT_FAIL);
 	check_prefix();
+	check_bad_input();
 }
 
 int main(void)

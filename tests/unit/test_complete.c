@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "lib/complete.h"
+#include "core/complete.h"
 #include "lib/units.h"
 #include "test.h"
 
@@ -59,6 +59,25 @@ static const struct qd_opt l_opts[] = {
 	{}
 };
 static const struct qd_kind l_kind = { .name = "l", .opts = l_opts };
+/* A cgroup entry's optional fields come after its value, with the options. */
+static const struct qd_opt c_fields[] = {
+	{ .name = "ceil", .type = QD_OPT_RATE, .off = 16, .width = 8, .special = "none" },
+	{ .name = "prio", .type = QD_OPT_COUNT, .off = 24, .width = 4, .max = 7 },
+	{}
+};
+static const struct qd_opt c_opts[] = {
+	{ .name = "cgroup",
+	  .type = QD_OPT_CGROUPS,
+	  .width = 32,
+	  .count = 2,
+	  .sub = "rate",
+	  .sub_type = QD_OPT_RATE,
+	  .unset = "nocgroup",
+	  .fields = c_fields },
+	{ .name = "limit", .type = QD_OPT_COUNT, .off = 64, .width = 4, .max = 100 },
+	{}
+};
+static const struct qd_kind c_kind = { .name = "c", .opts = c_opts };
 /* kind.c iterates the registered kinds; one makes the section exist. */
 QD_KIND_REGISTER(t_kind);
 
@@ -134,6 +153,37 @@ static void test_list_values(void)
 	CHECK_STR(end(), "");
 }
 
+static void test_cgroup_fields(void)
+{
+	begin();
+	CHECK(qd_complete_kind_values(&c_kind, 3, (char *[]){ "cgroup", "/x", "rate" }, mem) == 0);
+	CHECK_STR(end(), "");
+	begin();
+	CHECK(qd_complete_kind_values(&c_kind, 4, (char *[]){ "cgroup", "/x", "rate", "1mbit" },
+				      mem) == 0);
+	CHECK_STR(end(), "ceil prio cgroup nocgroup limit ");
+	begin();
+	CHECK(qd_complete_kind_values(
+		      &c_kind, 5, (char *[]){ "cgroup", "/x", "rate", "1mbit", "ceil" }, mem) == 0);
+	CHECK_STR(end(), ""); /* a field's value: open-ended */
+	begin();
+	CHECK(qd_complete_kind_values(
+		      &c_kind, 6, (char *[]){ "cgroup", "/x", "rate", "1mbit", "ceil", "2mbit" },
+		      mem) == 0);
+	CHECK_STR(end(), "ceil prio cgroup nocgroup limit ");
+	/* After the fields, an option's value, then an option name. */
+	begin();
+	CHECK(qd_complete_kind_values(
+		      &c_kind, 7,
+		      (char *[]){ "cgroup", "/x", "rate", "1mbit", "prio", "1", "limit" },
+		      mem) == 0);
+	CHECK(qd_complete_kind_values(
+		      &c_kind, 8,
+		      (char *[]){ "cgroup", "/x", "rate", "1mbit", "prio", "1", "limit", "5" },
+		      mem) == -ENOENT);
+	CHECK_STR(end(), "");
+}
+
 static void test_columns(void)
 {
 	const struct qd_kind *const kinds[] = { &t_kind, &v_kind, &u_kind, NULL };
@@ -173,6 +223,7 @@ int main(void)
 	test_words();
 	test_values();
 	test_list_values();
+	test_cgroup_fields();
 	test_columns();
 	test_handles();
 	return test_summary("test_complete");

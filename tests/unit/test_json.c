@@ -46,7 +46,7 @@ static void emit_tc_qdiscs(void)
 	print_string(PRINT_ANY, "handle", "%s ", sprint_handle(0, b, sizeof(b)));
 	print_string(PRINT_ANY, "dev", "dev %s ", "lo");
 	print_bool(PRINT_ANY, "root", "root ", true);
-	print_uint(PRINT_ANY, "refcnt", "refcnt %u ", 2);
+	print_uint(PRINT_ANY, "refcnt", "refcnt %llu ", 2);
 	open_json_object("options");
 	close_json_object();
 	close_json_object();
@@ -57,13 +57,13 @@ static void emit_tc_qdiscs(void)
 	print_string(PRINT_ANY, "handle", "%s ", sprint_handle(0, b, sizeof(b)));
 	print_string(PRINT_ANY, "dev", "dev %s ", "eth0");
 	print_bool(PRINT_ANY, "root", "root ", true);
-	print_uint(PRINT_ANY, "refcnt", "refcnt %u ", 2);
+	print_uint(PRINT_ANY, "refcnt", "refcnt %llu ", 2);
 	open_json_object("options");
-	print_uint(PRINT_ANY, "bands", "bands %u ", 3);
+	print_uint(PRINT_ANY, "bands", "bands %llu ", 3);
 	print_text("priomap ");
 	open_json_array(PRINT_ANY, "priomap");
 	for (i = 0; i < sizeof(priomap) / sizeof(priomap[0]); i++)
-		print_uint(PRINT_ANY, NULL, "%u ", priomap[i]);
+		print_uint(PRINT_ANY, NULL, "%llu ", priomap[i]);
 	close_json_array(PRINT_ANY, "");
 	print_bool(PRINT_JSON, "multiqueue", NULL, false);
 	close_json_object();
@@ -123,12 +123,12 @@ static void emit_fq(void)
 	print_string(PRINT_ANY, "kind", "qdisc %s ", "fq");
 	print_string(PRINT_ANY, "handle", "%s ", sprint_handle(0x80010000, b, sizeof(b)));
 	print_bool(PRINT_ANY, "root", "root ", true);
-	print_uint(PRINT_ANY, "refcnt", "refcnt %u ", 2);
+	print_uint(PRINT_ANY, "refcnt", "refcnt %llu ", 2);
 	open_json_object("options");
-	print_uint(PRINT_ANY, "limit", "limit %up ", 10000);
-	print_uint(PRINT_ANY, "flow_limit", "flow_limit %up ", 100);
-	print_uint(PRINT_ANY, "buckets", "buckets %u ", 1024);
-	print_uint(PRINT_ANY, "orphan_mask", "orphan_mask %u ", 1023);
+	print_uint(PRINT_ANY, "limit", "limit %llup ", 10000);
+	print_uint(PRINT_ANY, "flow_limit", "flow_limit %llup ", 100);
+	print_uint(PRINT_ANY, "buckets", "buckets %llu ", 1024);
+	print_uint(PRINT_ANY, "orphan_mask", "orphan_mask %llu ", 1023);
 	print_uint(PRINT_JSON, "quantum", NULL, 3028);
 	print_string(PRINT_FP, NULL, "quantum %s ", sprint_size(3028, b, sizeof(b)));
 	print_uint(PRINT_JSON, "initial_quantum", NULL, 15140);
@@ -185,6 +185,22 @@ static void test_escaping(void)
 			     "\"utf8\":\"h\xc3\xa9llo \xe2\x82\xac\",\"slash\":\"/'\","
 			     "\"empty\":\"\",\"k\\\"e\\\\y\\n\":\"v\"}\n");
 
+	/* JSON text is UTF-8: each byte that is not part of a valid character is U+FFFD. */
+	cap_start(true, false);
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "bad", NULL,
+		     "a\xff\xc0\xaf"
+		     "b\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82");
+	print_string(PRINT_JSON, "ok", NULL, "\xf0\x9f\x98\x80\xef\xbf\xbd");
+	close_json_object();
+	CHECK_STR(cap_end(), "{\"bad\":\"a\\ufffd\\ufffd\\ufffdb\\ufffd\\ufffd\\ufffd"
+			     "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\","
+			     "\"ok\":\"\xf0\x9f\x98\x80\xef\xbf\xbd\"}\n");
+	CHECK_INT(utf8_len("\xc3\xa9"), 2);
+	CHECK_INT(utf8_len("\xe0\x9f\x80"), 0); /* overlong */
+	CHECK_INT(utf8_len("\xf4\x8f\xbf\xbf"), 4);
+	CHECK_INT(utf8_len("\x80"), 0);
+
 	/* text mode prints the raw string */
 	cap_start(false, false);
 	print_string(PRINT_ANY, "q", "<%s>", "a\"b\\c\td");
@@ -196,7 +212,7 @@ static void test_values_json(void)
 	cap_start(true, false);
 	open_json_object(NULL);
 	print_uint(PRINT_JSON, "zero", NULL, 0);
-	print_uint(PRINT_JSON, "max", "%u", UINT64_MAX);
+	print_uint(PRINT_JSON, "max", "%llu", UINT64_MAX);
 	print_int(PRINT_JSON, "neg", NULL, -5);
 	print_int(PRINT_JSON, "min", NULL, INT64_MIN);
 	print_int(PRINT_JSON, "imax", NULL, INT64_MAX);
@@ -213,11 +229,11 @@ static void test_values_json(void)
 	/* arrays hold bare values; a key there is dropped, not emitted */
 	cap_start(true, false);
 	open_json_array(PRINT_JSON, NULL);
-	print_uint(PRINT_ANY, NULL, "%u", 1);
+	print_uint(PRINT_ANY, NULL, "%llu", 1);
 	print_string(PRINT_ANY, "ignored", "%s", "two");
 	print_bool(PRINT_ANY, NULL, "%s", true);
 	print_null(PRINT_ANY, NULL, "%s", "-");
-	print_int(PRINT_ANY, NULL, "%d", -3);
+	print_int(PRINT_ANY, NULL, "%lld", -3);
 	open_json_object(NULL);
 	close_json_object();
 	open_json_array(PRINT_JSON, NULL);
@@ -227,15 +243,15 @@ static void test_values_json(void)
 
 	cap_start(true, true);
 	open_json_array(PRINT_JSON, NULL);
-	print_uint(PRINT_ANY, NULL, "%u", 1);
+	print_uint(PRINT_ANY, NULL, "%llu", 1);
 	print_string(PRINT_ANY, NULL, "%s", "two");
 	open_json_object(NULL);
-	print_uint(PRINT_ANY, "a", "%u", 1);
+	print_uint(PRINT_ANY, "a", "%llu", 1);
 	open_json_array(PRINT_ANY, "e");
 	close_json_array(PRINT_ANY, NULL);
 	open_json_array(PRINT_ANY, "l");
 	open_json_object(NULL);
-	print_uint(PRINT_ANY, "x", "%u", 1);
+	print_uint(PRINT_ANY, "x", "%llu", 1);
 	close_json_object();
 	open_json_object(NULL);
 	close_json_object();
@@ -260,9 +276,9 @@ static void test_modes(void)
 	CHECK(!out_is_json());
 	open_json_object("o");
 	open_json_array(PRINT_ANY, "a");
-	print_uint(PRINT_FP, "k", "fp=%u ", 1);
-	print_uint(PRINT_ANY, "k", "any=%u ", 2);
-	print_uint(PRINT_JSON, "k", "json=%u ", 3);
+	print_uint(PRINT_FP, "k", "fp=%llu ", 1);
+	print_uint(PRINT_ANY, "k", "any=%llu ", 2);
+	print_uint(PRINT_JSON, "k", "json=%llu ", 3);
 	print_string(PRINT_FP, NULL, NULL, "nofmt");
 	print_string(PRINT_ANY, "k", NULL, "nofmt");
 	close_json_array(PRINT_ANY, "] ");
@@ -278,9 +294,9 @@ static void test_modes(void)
 	cap_start(true, false);
 	CHECK(out_is_json());
 	open_json_object(NULL);
-	print_uint(PRINT_FP, "fp", "fp=%u ", 1);
-	print_uint(PRINT_ANY, "any", "any=%u ", 2);
-	print_uint(PRINT_JSON, "json", "json=%u ", 3);
+	print_uint(PRINT_FP, "fp", "fp=%llu ", 1);
+	print_uint(PRINT_ANY, "any", "any=%llu ", 2);
+	print_uint(PRINT_JSON, "json", "json=%llu ", 3);
 	open_json_array(PRINT_FP, "fparr");
 	close_json_array(PRINT_FP, "x");
 	print_nl();
@@ -291,7 +307,7 @@ static void test_modes(void)
 
 	/* JSON with no data prints nothing at all, not even a newline */
 	cap_start(true, false);
-	print_uint(PRINT_FP, "fp", "%u", 1);
+	print_uint(PRINT_FP, "fp", "%llu", 1);
 	print_nl();
 	CHECK_STR(cap_end(), "");
 
@@ -304,52 +320,35 @@ static void test_modes(void)
 
 static void test_text_formats(void)
 {
+	/* Each format's conversion is of the value's type: -Wformat checks them. */
 	cap_start(false, false);
-	print_uint(PRINT_FP, NULL, "%u|", UINT64_MAX);
-	print_uint(PRINT_FP, NULL, "%lu|", UINT64_MAX);
 	print_uint(PRINT_FP, NULL, "%llu|", UINT64_MAX);
-	print_uint(PRINT_FP, NULL, "%" PRIu64 "|", UINT64_MAX);
-	print_uint(PRINT_FP, NULL, "%hhu|", 300);
-	print_uint(PRINT_FP, NULL, "%d|", UINT64_MAX);
-	print_uint(PRINT_FP, NULL, "%x|", 0xdeadbeefcafeULL);
-	print_uint(PRINT_FP, NULL, "%#x|", 255);
-	print_uint(PRINT_FP, NULL, "%X|", 255);
-	print_uint(PRINT_FP, NULL, "%o|", 8);
-	print_uint(PRINT_FP, NULL, "%5u|", 42);
-	print_uint(PRINT_FP, NULL, "%-5u|", 42);
-	print_uint(PRINT_FP, NULL, "%05u|", 42);
-	print_uint(PRINT_FP, NULL, "%s|", 42);
-	print_uint(PRINT_FP, NULL, "%c|", 42);
-	print_uint(PRINT_FP, NULL, "%*u|", 42);
+	print_uint(PRINT_FP, NULL, "%llx|", 0xdeadbeefcafeULL);
+	print_uint(PRINT_FP, NULL, "%#llx|", 255);
+	print_uint(PRINT_FP, NULL, "%llX|", 255);
+	print_uint(PRINT_FP, NULL, "%llo|", 8);
+	print_uint(PRINT_FP, NULL, "%5llu|", 42);
+	print_uint(PRINT_FP, NULL, "%-5llu|", 42);
+	print_uint(PRINT_FP, NULL, "%05llu|", 42);
 	print_uint(PRINT_FP, NULL, "100%%|", 1);
-	print_uint(PRINT_FP, NULL, "%u%%|", 50);
-	print_uint(PRINT_FP, NULL, "%%%u|", 50);
-	print_uint(PRINT_FP, NULL, "%u %u|", 1);
-	print_uint(PRINT_FP, NULL, "%", 1);
-	print_uint(PRINT_FP, NULL, "%l", 1);
-	CHECK_STR(cap_end(), "18446744073709551615|18446744073709551615|"
-			     "18446744073709551615|18446744073709551615|300|"
-			     "18446744073709551615|deadbeefcafe|0xff|FF|10|"
-			     "   42|42   |00042|42|42|42u|100%|50%|%50|1 %u|11");
+	print_uint(PRINT_FP, NULL, "%llu%%|", 50);
+	print_uint(PRINT_FP, NULL, "%%%llu|", 50);
+	CHECK_STR(cap_end(), "18446744073709551615|deadbeefcafe|0xff|FF|10|"
+			     "   42|42   |00042|100%|50%|%50|");
 
 	cap_start(false, false);
-	print_int(PRINT_FP, NULL, "%d|", -1);
-	print_int(PRINT_FP, NULL, "%i|", INT64_MIN);
+	print_int(PRINT_FP, NULL, "%lld|", -1);
+	print_int(PRINT_FP, NULL, "%lli|", INT64_MIN);
 	print_int(PRINT_FP, NULL, "%lld|", INT64_MAX);
-	print_int(PRINT_FP, NULL, "%+d|", 5);
-	print_int(PRINT_FP, NULL, "%u|", -1);
-	print_int(PRINT_FP, NULL, "%x|", -1);
-	print_int(PRINT_FP, NULL, "%s|", -7);
-	print_int(PRINT_FP, NULL, "%4d|", -7);
-	CHECK_STR(cap_end(), "-1|-9223372036854775808|9223372036854775807|+5|"
-			     "18446744073709551615|ffffffffffffffff|-7|  -7|");
+	print_int(PRINT_FP, NULL, "%+lld|", 5);
+	print_int(PRINT_FP, NULL, "%4lld|", -7);
+	CHECK_STR(cap_end(), "-1|-9223372036854775808|9223372036854775807|+5|  -7|");
 
 	cap_start(false, false);
 	print_string(PRINT_FP, NULL, "%s|", "a");
 	print_string(PRINT_FP, NULL, "%-4s|", "a");
 	print_string(PRINT_FP, NULL, "%4s|", "a");
 	print_string(PRINT_FP, NULL, "%.2s|", "abcdef");
-	print_string(PRINT_FP, NULL, "%d|", "str");
 	print_string(PRINT_FP, NULL, "<%s>", NULL);
 	print_string(PRINT_FP, NULL, "plain|", "unused");
 	print_string(PRINT_FP, NULL, "50%%|", "unused");
@@ -358,8 +357,28 @@ static void test_text_formats(void)
 	print_bool(PRINT_FP, NULL, "nopacing|", false);
 	print_null(PRINT_FP, NULL, "%s|", "none");
 	print_null(PRINT_FP, NULL, "<%s>", NULL);
-	CHECK_STR(cap_end(), "a|a   |   a|ab|str|<>plain|50%|true|false|nopacing|"
+	CHECK_STR(cap_end(), "a|a   |   a|ab|<>plain|50%|true|false|nopacing|"
 			     "none|<>");
+}
+
+/* A number in tc's units: the number in JSON, tc's text as the format's %s. */
+static void test_unit_helpers(void)
+{
+	cap_start(false, false);
+	print_size(PRINT_ANY, "backlog", "backlog %s ", 1500);
+	print_rate(PRINT_ANY, "rate", "rate %s ", 1250000);
+	print_time(PRINT_ANY, "delay", "delay %s|", 40000000);
+	print_size(PRINT_JSON, "json_only", "never %s", 1);
+	CHECK_STR(cap_end(), "backlog 1500b rate 10Mbit delay 40ms|");
+
+	cap_start(true, false);
+	open_json_object(NULL);
+	print_size(PRINT_ANY, "backlog", "backlog %s ", 1500);
+	print_rate(PRINT_ANY, "rate", "rate %s ", 1250000);
+	print_time(PRINT_ANY, "delay", NULL, 40000000);
+	print_size(PRINT_FP, "text_only", "%s", 1);
+	close_json_object();
+	CHECK_STR(cap_end(), "{\"backlog\":1500,\"rate\":1250000,\"delay\":40000000}\n");
 }
 
 /* Beyond OUT_MAX_DEPTH containers are dropped, and so is their content. */
@@ -472,6 +491,7 @@ int main(void)
 	test_values_json();
 	test_modes();
 	test_text_formats();
+	test_unit_helpers();
 	test_depth();
 	test_unbalanced();
 	free(cap.buf);

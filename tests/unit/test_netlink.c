@@ -12,7 +12,7 @@
 
 #include "lib/common.h"
 #include "lib/json_print.h"
-#include "lib/qdisc_print.h"
+#include "netlink/qdisc_print.h"
 #include "netlink/link.h"
 #include "netlink/qdisc.h"
 #include "netlink/rtnl.h"

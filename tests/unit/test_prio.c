@@ -226,6 +226,41 @@ static void test_table(void)
 	CHECK_STR(cap_end(), "");
 }
 
+/* The bands as metrics and monitor take them: one record a band, keyed by it. */
+static void test_samples(void)
+{
+	struct qd_sample out[PRIO_BANDS_MAX * 8];
+	struct prio_inst in = {};
+	struct prio_cfg c;
+	size_t n;
+
+	CHECK_INT(parse(&c, ""), 0);
+	in.band[0] = (struct prio_band){
+		.head = 5, .tail = 7, .backlog = 200, .bytes = 500, .packets = 5
+	};
+	in.band[2] = (struct prio_band){ .bytes = 3000, .packets = 2, .drops = 4 };
+	in.prio[6] = (struct prio_count){ .bytes = 70, .packets = 1 };
+	CHECK(qd_kind_samples_max(k) <= sizeof(out) / sizeof(out[0]));
+	n = qd_kind_samples(k, &in, sizeof(in), &c, 0, out);
+	/* Three bands of five values; "band" itself is their key, not a value. */
+	CHECK_INT((int)n, 15);
+	CHECK_INT(out[0].group, QD_SAMPLE_TABLE);
+	CHECK_STR(out[0].stat->name, "bytes");
+	CHECK_U64(out[0].key, 0);
+	CHECK_U64(out[0].value, 570);
+	CHECK(qd_stat_is_counter(out[0].stat));
+	CHECK_STR(out[3].stat->name, "backlog");
+	CHECK(!qd_stat_is_counter(out[3].stat));
+	CHECK_STR(out[4].stat->name, "qlen");
+	CHECK_U64(out[4].value, 2);
+	CHECK(!qd_stat_is_counter(out[4].stat));
+	CHECK_U64(out[10].key, 2);
+	CHECK_STR(out[12].stat->name, "drops");
+	CHECK_U64(out[12].value, 4);
+	/* An insts value too short gives no records. */
+	CHECK_INT((int)qd_kind_samples(k, &in, sizeof(in) - 1, &c, 0, out), 0);
+}
+
 int main(void)
 {
 	k = qd_kind_find("prio");
@@ -235,5 +270,6 @@ int main(void)
 	CHECK(qd_kind_find("qdiscctl_prio") == k);
 	test_parse();
 	test_table();
+	test_samples();
 	return test_summary("test_prio");
 }

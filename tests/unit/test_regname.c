@@ -2,7 +2,7 @@
 /* Registration names: versions' directories and ids, and fingerprints. */
 #include <errno.h>
 
-#include "lib/regname.h"
+#include "core/regname.h"
 #include "test.h"
 
 static const unsigned char obj_a[] = "an object";

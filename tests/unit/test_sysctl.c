@@ -13,7 +13,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "netlink/sysctl.h"
+#include "sysctl/proc.h"
+#include "sysctl/profile.h"
+#include "sysctl/sysctl.h"
 #include "tests/unit/test.h"
 
 static struct qd_kernel k73 = { .major = 7, .minor = 3, .x86_64 = true, .mem_bytes = 2ULL << 30 };

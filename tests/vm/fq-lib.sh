@@ -38,26 +38,48 @@ kdefer() {
 	echo "[$KIND] $*" >>"$TMPDIR/deferred"
 }
 
+# tc_fq_args OPTIONS...: OPTIONS as the VM's tc takes them for sch_fq, one
+# a line. iproute2 6.15's tc skips the word after "weights" (fixed in
+# 6.16: "Parse FQ band weights correctly"), so it is given one to skip
+# there; the probe's trailing "help" stops tc before it touches a device.
+TC_WEIGHTS_SKIP=yes
+! tc qdisc add dev lo root fq weights 16384 16384 16384 help 2>&1 | grep -q '^Usage' ||
+	TC_WEIGHTS_SKIP=no
+tc_fq_args() {
+	for _a; do
+		printf '%s\n' "$_a"
+		[ "$_a" != weights ] || [ "$TC_WEIGHTS_SKIP" = no ] || printf '0\n'
+	done
+}
+
 # fq_add [OPTIONS...]: fq (native or ours) as root 1: of va.
 fq_add() {
 	case $KIND in
-	native) in_a tc qdisc add dev va root handle 1: fq "$@" || kfail "tc qdisc add fq $*" ;;
+	native) in_a tc qdisc add dev va root handle 1: fq $(tc_fq_args "$@") || kfail "tc qdisc add fq $*" ;;
 	fq) qd add dev va root handle 1: fq "$@" || kfail "qdiscctl add fq $*" ;;
 	esac
 }
 
-# fq_del: delete va's root fq.
+# fq_replace [OPTIONS...]: replace va's root with fq (native or ours) with OPTIONS.
+fq_replace() {
+	case $KIND in
+	native) in_a tc qdisc replace dev va root handle 1: fq $(tc_fq_args "$@") || kfail "tc qdisc replace fq $*" ;;
+	fq) qd replace dev va root handle 1: fq "$@" || kfail "qdiscctl replace fq $*" ;;
+	esac
+}
+
+# fq_del: delete va's root fq, naming the kind as tc users do.
 fq_del() {
 	case $KIND in
-	native) in_a tc qdisc del dev va root || kfail "tc qdisc del" ;;
-	fq) qd del dev va root || kfail "qdiscctl del" ;;
+	native) in_a tc qdisc del dev va root fq || kfail "tc qdisc del ... fq" ;;
+	fq) qd del dev va root fq || kfail "qdiscctl del ... fq" ;;
 	esac
 }
 
 # fq_change [OPTIONS...]: change options of the live instance.
 fq_change() {
 	case $KIND in
-	native) in_a tc qdisc change dev va root fq "$@" ;;
+	native) in_a tc qdisc change dev va root fq $(tc_fq_args "$@") ;;
 	fq) qd change dev va root fq "$@" ;;
 	esac
 }

@@ -4,6 +4,8 @@
 # A case is run as "/bin/sh CASE" in its own process, in an empty scratch
 # directory (also $TMPDIR). Exit status: 0 pass, 77 skip, anything else fail;
 # its output is shown only on failure (or with run -v). A line
+# "# vmtest-tools: PROG..." puts those host programs (and their libraries)
+# into the VM of a run that has the case (tests/vm/run).
 # "# vmtest-timeout: N" in the case sets its timeout (default 120 s, guest
 # time); on timeout it is killed. Afterwards the runner kills leftover
 # processes, deletes all named netns and any link that was not there at

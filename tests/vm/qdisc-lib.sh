@@ -39,7 +39,12 @@ expect_fail() {
 
 # big_sndbuf: let senders ask for 4 MB socket buffers (init netns only),
 # so that one UDP socket has enough packets in flight to fill a queue.
-big_sndbuf() { set_sysctl net.core.wmem_max 8388608; }
+# iperf3 -w asks its server for as big a receive buffer. Linux 6.18 raised
+# both maxima's defaults to 4 MB; before, they are 208 KB.
+big_sndbuf() {
+	set_sysctl net.core.wmem_max 8388608
+	set_sysctl net.core.rmem_max 8388608
+}
 
 # sample_max_qlen NS DEV SAMPLES: the largest qlen DEV's root qdisc shows in
 # about SAMPLES * 50 ms, from qstat's netlink samples every 5 ms taken by a
@@ -96,4 +101,20 @@ napi_release() {
 	kill "$napi_hog"
 	wait "$napi_hog" 2>/dev/null
 	return 0
+}
+
+# flood_held N: N datagrams of 1400 bytes from a to b, all sent while vb's
+# NAPI threads cannot run (napi_starve), so veth's ring (256) fills, veth
+# stops va's txq and va's root qdisc holds, and beyond its limit drops,
+# the rest however fast or slow the host is; no sender racing a receiver.
+# Sets $held_qlen to the largest qlen seen while held, then lets vb drain.
+# Needs napi_prepare.
+flood_held() {
+	napi_starve
+	in_a udpflows -d "$IP_B" -p 9000 -n "$1" -l 1400 -b 4000000 >/tmp/flood.out 2>&1
+	_rc=$?
+	held_qlen=$(sample_max_qlen a va 2)
+	napi_release
+	[ "$_rc" = 0 ] || fail "udpflows -n $1 failed: $(cat /tmp/flood.out)"
+	log "flood: $(cat /tmp/flood.out)"
 }

@@ -2,7 +2,7 @@
 # limit or counter: a burst that overflows one leaves the other untouched.
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
-need qdiscctl jq iperf3 ethtool
+need qdiscctl jq udpflows ethtool qstat chrt taskset
 
 netns_pair --neigh
 # A second pair, c/d, built like a/b.
@@ -27,14 +27,10 @@ slots=$(qd -d show dev va)$(qdiscctl -n c -d show dev vc)
 assert_eq "$(printf '%s\n' "$slots" | grep -o 'slot [0-9]*' | sort -u | wc -l)" 2 "two slots: $slots"
 
 # Overflow va as in 11-fifo-limit.
-in_a ethtool -K va tso off gso off >/dev/null 2>&1
-in_b ethtool -K vb gro on >/dev/null 2>&1
-in_b sh -c 'echo 1 >/sys/class/net/vb/threaded'
-big_sndbuf
+napi_prepare
 rx_vd() { ip -n d -j -s link show vd | jq '.[0].stats64.rx.packets'; }
 rx_before=$(rx_vd)
-iperf_server b
-must in_a iperf3 -u -b 0 -w 4M -l 1400 -c "$IP_B" -t 2 >/tmp/iperf.log
+flood_held 1000
 
 a=$(qd -s -j show dev va)
 c=$(qdiscctl -n c -s -j show dev vc)

@@ -3,6 +3,7 @@
 # line and exit 2; nothing is left afterwards. They serialise on the lock
 # on /sys/fs/bpf/qdiscctl.
 # vmtest-timeout: 300
+# vmtest-seconds: 26
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 need qdiscctl jq

@@ -14,6 +14,7 @@
 #      can tell a fair qdisc from an unfair one.
 # Native sch_fq runs the same.
 # vmtest-timeout: 150
+# vmtest-seconds: 55
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh
@@ -55,7 +56,8 @@ tcp_fair() {
 	fq_del
 }
 
-# udp_drr NAME TIME: the weighted flood into the slow peer; prints "JAIN MAXDEV".
+# udp_drr NAME TIME: the weighted flood into the slow peer; prints "JAIN
+# MAXDEV COUNTED" (COUNTED: the datagrams received after the first second).
 udp_drr() {
 	SINK_CPU=0 sink_start 9000 -t 30s -S 1s
 	in_a taskset -c 0 udpflows -d "$IP_B" -p 9000 -s 6000 -k 4 -w 1,2,4,8 -l 1400 -b 4000000 -r 20000 -n 0 -t "$2" \
@@ -68,7 +70,7 @@ udp_drr() {
 	sink_stop 9000
 	sink_out 9000 >&2
 	echo "# $1: $(cat "$TMPDIR/tx.out"); $(cat "$TMPDIR/qstat.out")" >&2
-	sink_flows 9000 pkts | jain
+	echo "$(sink_flows 9000 pkts | jain) $(sink_field 9000 pkts)"
 }
 
 scenario() {
@@ -90,16 +92,23 @@ scenario() {
 	fq_add flow_limit 1000
 	set -- $(udp_drr "$KIND" 3s)
 	st=$(fq_xstats)
-	log "[$KIND] UDP 1:2:4:8 DRR: Jain $1, max deviation $2; $st"
+	log "[$KIND] UDP 1:2:4:8 DRR: Jain $1, max deviation $2, $3 datagrams; $st"
 	if ! fcmp "$1" '>=' 0.99 || ! fcmp "$2" '<=' 0.10; then
 		# Once in some ten runs sch_fq itself came out at 0.97 here (a
-		# hiccup of the starved peer); a broken DRR fails twice.
-		log "[$KIND] UDP: Jain $1, max deviation $2: once more"
+		# hiccup of the starved peer); a broken DRR fails twice. The
+		# peer drains in bursts of up to its 256-slot ring, and on a busy
+		# host as few as 160 datagrams a second: fewer than eight bursts
+		# counted say nothing of fairness, so the second try runs long
+		# enough for eight at the rate the first one saw (12 s at most).
+		secs=3
+		[ "${3:-0}" -ge 2048 ] || secs=$((2 * 2048 / (${3:-0} + 1) + 2))
+		[ "$secs" -le 12 ] || secs=12
+		log "[$KIND] UDP: Jain $1, max deviation $2: once more, for ${secs}s"
 		fq_del
 		fq_add flow_limit 1000
-		set -- $(udp_drr "$KIND" 3s)
+		set -- $(udp_drr "$KIND" "${secs}s")
 		st=$(fq_xstats)
-		log "[$KIND] UDP 1:2:4:8 DRR, second try: Jain $1, max deviation $2; $st"
+		log "[$KIND] UDP 1:2:4:8 DRR, second try: Jain $1, max deviation $2, $3 datagrams; $st"
 	fi
 	maxq=$(kv max_qlen <"$TMPDIR/qstat.out")
 	[ "$maxq" -ge 2000 ] || kfail "UDP: max qlen $maxq: the flows did not keep queues"

@@ -17,6 +17,7 @@
 # maxrate 1gbit only turns native sch_fq's fast path off (it would bypass
 # the flow table for an idle qdisc) and paces nothing here.
 # vmtest-timeout: 200
+# vmtest-seconds: 35
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh

@@ -12,6 +12,7 @@
 # busy host, which measures the host rather than fq. The least-squares
 # rates are not disturbed by the bigger bursts.
 # vmtest-timeout: 150
+# vmtest-seconds: 31
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh

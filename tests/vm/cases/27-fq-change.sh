@@ -1,18 +1,20 @@
-# Live change: every option of a live fq changes while 800 datagrams of
-# one flow sit in its queue (paced at maxrate 500kbit, about 18 s worth),
+# Live change: every option of a live fq changes while 1,000 datagrams of
+# one flow sit in its queue (paced at maxrate 500kbit, about 23 s worth),
 # and not one of them is lost: after each change the option shows its new
-# value, nothing was dropped and packets + qlen is still 800 (also when
-# flow_limit drops below the flow's queue). A larger
+# value, nothing was dropped and packets + qlen is still 1,000 (also when
+# flow_limit drops below the flow's queue, and when the priomap and the
+# weights change under the queued packets). A larger
 # maxrate then speeds the queue up (the change takes effect, not only
 # shows), and nopacing at last lets the rest out at once; the receiver gets
-# all 800. Native sch_fq (tc qdisc change) runs the same.
+# all 1,000. Native sch_fq (tc qdisc change) runs the same.
 # vmtest-timeout: 150
+# vmtest-seconds: 29
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh
 need jq udpflows udpsink qstat
 
-N=800
+N=1000
 
 # Each change: the options, then what the options line must show.
 CHANGES='limit 5000|limit 5000p
@@ -29,6 +31,9 @@ timer_slack 20us|timer_slack 20us
 refill_delay 80ms|refill_delay 80ms
 low_rate_threshold 1mbit|low_rate_threshold 1Mbit
 buckets 16|buckets 16
+bands 3 priomap 2 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1|priomap 2 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
+weights 16384 16384 65536|weights 16384 16384 65536
+bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 weights 589824 196608 65536|weights 589824 196608 65536
 quantum 3028|quantum 3028b'
 
 # q: "PACKETS QLEN DROPS" of va's root, quickly.

@@ -10,6 +10,7 @@
 # on the same registration, and the same holds: the pools handed out each
 # slot once and took each back.
 # vmtest-timeout: 240
+# vmtest-seconds: 33
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh

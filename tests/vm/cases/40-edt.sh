@@ -3,6 +3,7 @@
 # htb at the same rate drops about half of them (the qdisc-backpressure
 # RFC's experiment, scaled to the VM).
 # vmtest-timeout: 150
+# vmtest-seconds: 43
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh

@@ -3,6 +3,7 @@
 # rate and the small flow waits behind the bulk; edt keeps the queue at its
 # horizon and tells TCP to back off, so the small flow's tail latency drops.
 # vmtest-timeout: 200
+# vmtest-seconds: 58
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 need qdiscctl jq iperf3 sockperf

@@ -3,6 +3,7 @@
 # held back instead (counted in held_back), so the flow never waits for a
 # timer to send again. With min_inflight 0 nothing is held back.
 # vmtest-timeout: 120
+# vmtest-seconds: 31
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 need qdiscctl jq iperf3 sockperf

@@ -3,6 +3,7 @@
 # qdisc) and are not dropped; with ECN off the sender gets NET_XMIT_CN
 # instead. del takes the program away with the qdisc.
 # vmtest-timeout: 120
+# vmtest-seconds: 27
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 need qdiscctl jq iperf3 bpftool

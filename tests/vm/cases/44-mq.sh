@@ -1,9 +1,10 @@
 # mq: "add dev va root handle 1: mq KIND OPTIONS" on a 4-queue veth puts
 # an mq root with one KIND instance per tx queue; traffic of several flows
 # moves several children's counters; show and show -s match tc's tree,
-# layout and JSON; change on the root changes every child; replace of the
+# layout and JSON; change on the root changes every child (fifo, fq, edt); replace of the
 # same kind keeps the children; del leaves nothing. Errors leave nothing.
 # vmtest-timeout: 240
+# vmtest-seconds: 70
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh
@@ -110,6 +111,9 @@ mq_pair
 must qd add dev va root mq edt rate 10mbit
 assert_eq "$(heads qd | grep -c '^qdiscctl_edt ')" "$NTX" "edt children"
 assert_no_match "$(ip netns exec a bpftool net show dev va)" 'edt_ce_mark' "no tcx program under mq"
+must in_a ping -c 2 -i 0.2 -q "$IP_B"
+must qd change dev va root edt rate 20mbit
+assert_eq "$(qd show dev va | grep -c '^qdisc qdiscctl_edt .* rate 20Mbit')" "$NTX" "edt change reached every child"
 must in_a ping -c 2 -i 0.2 -q "$IP_B"
 must qd del dev va root
 no_mq "del edt"

@@ -6,6 +6,7 @@
 # counters of show -s add up with the qdisc's. Bad entries are refused
 # with one line and change nothing.
 # vmtest-timeout: 150
+# vmtest-seconds: 33
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh

@@ -5,6 +5,7 @@
 # 1,024 instances of one kind live at once and leave nothing behind; -C
 # sets a capacity, and what it cannot hold is refused with one line.
 # vmtest-timeout: 600
+# vmtest-seconds: 65
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh

@@ -7,6 +7,7 @@
 # too, and a new instance fills the pool again. The children of an mq, fed
 # from both CPUs, share the pool the same way. Nothing is left afterwards.
 # vmtest-timeout: 300
+# vmtest-seconds: 68
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh

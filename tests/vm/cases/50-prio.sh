@@ -4,6 +4,7 @@
 # packets without losing any. The backlog is held by starving the peer's
 # NAPI threads (as 16-change.sh does): veth's ring fills, the txq stops and
 # everything sent afterwards waits in the qdisc, in a known order.
+# vmtest-seconds: 37
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 need qdiscctl jq ethtool chrt taskset udpflows udpsink iperf3

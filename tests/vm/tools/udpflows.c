@@ -23,6 +23,7 @@
  *              by the packet hash; default connected (keyed by socket)
  *   -b BYTES   SO_SNDBUFFORCE (a flood needs a big one to fill a queue)
  *   -q PRIO    SO_PRIORITY
+ *   -e TOS     IP_TOS, ECN bits included (2: ECT(0), for CE-marking tests)
  *   -m BPS     SO_MAX_PACING_RATE in bytes/s
  *   -T DELAY   SO_TXTIME: stamp each datagram DELAY (ns, or 5ms, 2s ...)
  *              after the CLOCK_MONOTONIC time of its send
@@ -72,11 +73,12 @@ static struct {
 	unsigned len;
 	unsigned sport, span;
 	int unconnected;
-	int sndbuf, prio;
+	int sndbuf, prio, tos;
 	int64_t txtime;
 	int have_txtime;
 	uint64_t pacing;
-} o = { .port = 0, .nports = 1, .n = 1, .duration = -1, .k = 1, .len = 64, .sndbuf = -1, .prio = -1 };
+} o = { .port = 0, .nports = 1, .n = 1, .duration = -1, .k = 1, .len = 64, .sndbuf = -1, .prio = -1,
+    .tos = -1 };
 
 static uint64_t errors;
 static int first_error_shown;
@@ -112,6 +114,8 @@ static int open_socket(uint64_t i)
 		die("SO_SNDBUF: %s", strerror(errno));
 	if (o.prio >= 0 && setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &o.prio, sizeof(o.prio)))
 		die("SO_PRIORITY: %s", strerror(errno));
+	if (o.tos >= 0 && setsockopt(fd, IPPROTO_IP, IP_TOS, &o.tos, sizeof(o.tos)))
+		die("IP_TOS: %s", strerror(errno));
 	if (o.pacing && setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &o.pacing, sizeof(o.pacing)))
 		die("SO_MAX_PACING_RATE: %s", strerror(errno));
 	if (o.have_txtime) {
@@ -179,7 +183,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: udpflows -d DST -p PORT [-n N] [-t TIME] [-k K] [-w W,W...] [-r PPS]\n"
 			"       [-l LEN] [-s SPORT] [-S SPAN] [-P NPORTS] [-U] [-b BYTES] [-q PRIO]\n"
-			"       [-m BYTES_PER_S] [-T DELAY]\n");
+			"       [-e TOS] [-m BYTES_PER_S] [-T DELAY]\n");
 	exit(255);
 }
 
@@ -192,7 +196,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	prog_name = "udpflows";
-	while ((c = getopt(argc, argv, "d:p:n:t:k:w:r:l:s:S:P:Ub:q:m:T:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:p:n:t:k:w:r:l:s:S:P:Ub:q:e:m:T:h")) != -1) {
 		switch (c) {
 		case 'd': parse_addr(optarg, &o.dst); have_dst = 1; break;
 		case 'p': o.port = (unsigned)parse_u64("port", optarg); break;
@@ -216,6 +220,7 @@ int main(int argc, char **argv)
 		case 'U': o.unconnected = 1; break;
 		case 'b': o.sndbuf = (int)parse_u64("sndbuf", optarg); break;
 		case 'q': o.prio = (int)parse_u64("priority", optarg); break;
+		case 'e': o.tos = (int)parse_u64("tos", optarg); break;
 		case 'm': o.pacing = parse_u64("pacing rate", optarg); break;
 		case 'T': o.txtime = parse_time_ns("txtime delay", optarg); o.have_txtime = 1; break;
 		default: usage();
