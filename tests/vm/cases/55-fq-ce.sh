@@ -3,7 +3,11 @@
 # rate for 2 s builds a standing queue that lasts seconds, far past a 20 ms
 # ce_threshold, while a light ECT(0) flow (20/s) never waits behind it: the
 # receiver counts the packets of each flow and the CE-marked ones (tc u32
-# filters on its ingress). sch_fq marks at dequeue the packets that leave late; fq's
+# filters on its ingress). The heavy flow starts with a burst of 2 s worth
+# of the drain: without it the queue emptied whenever the busy host stalled
+# the sender, and half the flow left in time; a burst alone is sent before
+# fq's dequeue first finds the flow late, and so leaves unmarked. sch_fq
+# marks at dequeue the packets that leave late; fq's
 # egress program marks the flow's next packets once dequeue found it late,
 # so it misses what was queued when the flow turned late, each time it
 # does (a sender the busy host runs in bursts turns it late again and
@@ -15,7 +19,7 @@
 # while an instance on the device has ce_threshold (add, change, mq), and
 # nothing is left once the qdisc goes.
 # vmtest-timeout: 240
-# vmtest-seconds: 40
+# vmtest-seconds: 45
 . /tests/lib.sh
 . /tests/qdisc-lib.sh
 . /tests/fq-lib.sh
@@ -23,6 +27,7 @@ need jq udpflows udpsink qstat bpftool taskset
 
 THRESH=20ms
 HEAVY_PPS=1400
+HEAVY_BURST=1400
 LIGHT_PPS=20
 
 # ce_prog: the egress programs on va.
@@ -51,7 +56,7 @@ scenario() {
 	fq_add limit 20000 flow_limit 10000 ce_threshold $THRESH
 	sink_start 9000 -P 2 -t 200s -b 16000000
 	in_a taskset -c 0 udpflows -d "$IP_B" -p 9000 -s 5001 -l 1000 -e 2 -b 16000000 \
-		-r $HEAVY_PPS -n 0 -t 2s >"$TMPDIR/heavy.out" &
+		-B $HEAVY_BURST -r $HEAVY_PPS -n 0 -t 2s >"$TMPDIR/heavy.out" &
 	h=$!
 	in_a taskset -c 0 udpflows -d "$IP_B" -p 9001 -s 5002 -l 200 -e 2 -r $LIGHT_PPS -n 0 -t 2s \
 		>"$TMPDIR/light.out" &

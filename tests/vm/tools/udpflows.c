@@ -12,6 +12,8 @@
  *              the last weight repeats for the remaining sockets
  *   -r PPS     datagrams per second over all sockets (default: as fast as
  *              possible)
+ *   -B N       the first N datagrams at once, then -r PPS from the time the
+ *              burst ends (a queue that is long from the start)
  *   -l LEN     payload bytes (default 64)
  *   -s SPORT   bind source ports: socket i (or datagram i with -k 0) uses
  *              SPORT + i % SPAN; default: ephemeral ports
@@ -70,6 +72,7 @@ static struct {
 	unsigned *weights;
 	unsigned nweights;
 	uint64_t pps;
+	uint64_t burst;
 	unsigned len;
 	unsigned sport, span;
 	int unconnected;
@@ -183,7 +186,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: udpflows -d DST -p PORT [-n N] [-t TIME] [-k K] [-w W,W...] [-r PPS]\n"
 			"       [-l LEN] [-s SPORT] [-S SPAN] [-P NPORTS] [-U] [-b BYTES] [-q PRIO]\n"
-			"       [-e TOS] [-m BYTES_PER_S] [-T DELAY]\n");
+			"       [-B N] [-e TOS] [-m BYTES_PER_S] [-T DELAY]\n");
 	exit(255);
 }
 
@@ -192,11 +195,11 @@ int main(int argc, char **argv)
 	int c, have_dst = 0;
 	char *buf;
 	int *fds = NULL;
-	uint64_t sent = 0, bytes = 0, sockets = 0, t_first = 0, t_last = 0, t_start, deadline = 0;
+	uint64_t sent = 0, bytes = 0, sockets = 0, t_first = 0, t_last = 0, t_start, t_pace, deadline = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	prog_name = "udpflows";
-	while ((c = getopt(argc, argv, "d:p:n:t:k:w:r:l:s:S:P:Ub:q:e:m:T:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:p:n:t:k:w:r:B:l:s:S:P:Ub:q:e:m:T:h")) != -1) {
 		switch (c) {
 		case 'd': parse_addr(optarg, &o.dst); have_dst = 1; break;
 		case 'p': o.port = (unsigned)parse_u64("port", optarg); break;
@@ -213,6 +216,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'r': o.pps = parse_u64("rate", optarg); break;
+		case 'B': o.burst = parse_u64("burst", optarg); break;
 		case 'l': o.len = (unsigned)parse_u64("length", optarg); break;
 		case 's': o.sport = (unsigned)parse_u64("source port", optarg); break;
 		case 'S': o.span = (unsigned)parse_u64("span", optarg); break;
@@ -251,6 +255,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	t_start = mono_ns();
+	t_pace = t_start;
 	if (o.duration >= 0)
 		deadline = t_start + (uint64_t)o.duration;
 	/* Round robin with weights: socket si sends w(si) datagrams, then the next. */
@@ -259,8 +264,11 @@ int main(int argc, char **argv)
 		uint64_t now;
 		int fd;
 
-		if (o.pps) {
-			uint64_t due = t_start + (uint64_t)((unsigned __int128)i * 1000000000ull / o.pps);
+		if (o.burst && i == o.burst)
+			t_pace = mono_ns();
+		if (o.pps && i >= o.burst) {
+			uint64_t due = t_pace + (uint64_t)((unsigned __int128)(i - o.burst) *
+							   1000000000ull / o.pps);
 
 			if (deadline && due >= deadline)
 				break;
