@@ -111,6 +111,7 @@ struct edt_inst {
 	__u64 vtime[EDT_PRIOS];		/* per priority: virtual time of the last borrowed packet */
 	__u64 inv_rate;			/* the rate inv is for */
 	__u64 inv;			/* NSEC_PER_SEC << 32 / inv_rate; 0: divide */
+	__u64 seen;			/* the clock as last read under the qdisc's lock */
 	__u32 busy;			/* bit c: class c has packets queued */
 	__u32 last_len;			/* of the packet that last advanced t_next */
 	struct qd_pool_cache pkt_cache; /* free packet slots this instance holds */
