@@ -30,7 +30,7 @@ deps=$build/deps
 debs=$build/apt/debs
 
 # Bump when the libbpf/bpftool build recipe changes, to force a rebuild.
-bpf_recipe=2
+bpf_recipe=3
 # linux-source-6.12 carries libbpf 1.5 and bpftool 7.5. Taking both from one
 # tree matters: bpftool 7.5's skeletons set the struct_ops map's `link`
 # field, which libbpf 1.4's skeleton struct does not have.
@@ -249,9 +249,11 @@ build_bpf() {
 	say "building libbpf ($((SECONDS - t0))s)"
 	# One section per function and object lets qdiscctl's --gc-sections drop
 	# the parts of libbpf it never calls (the linker, USDT, ringbufs...):
-	# 151 KB of a static binary that must stay under 2 MB.
+	# 151 KB of a static binary that must stay under 2 MB. -Os and no
+	# unwind tables, as qdiscctl's own code: libbpf runs when qdiscctl
+	# registers and reads maps, never per packet, and nothing unwinds it.
 	run libbpf make -C "$src/tools/lib/bpf" -j"$jobs" OUTPUT="$obj/libbpf/" \
-		EXTRA_CFLAGS="-ffunction-sections -fdata-sections" \
+		EXTRA_CFLAGS="-Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables" \
 		DESTDIR="$obj/libbpf" prefix= "$obj/libbpf/libbpf.a" install_headers
 
 	# Pin bpftool's optional features instead of probing the host: no LLVM
