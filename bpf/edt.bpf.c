@@ -435,17 +435,64 @@ static __always_inline bool enqueue_unclocked(const struct sk_buff *skb, const s
 	return delay <= most;
 }
 
+/*
+ * Put skb, of class c, stamped, at its class's tail; ret is what the
+ * sender is told. Inlined twice: the path that read no clock keeps its
+ * registers to itself.
+ */
+static __always_inline int edt_queue(struct sk_buff *skb, struct Qdisc *sch,
+				     struct bpf_sk_buff_ptr *to_free, struct edt_inst *in,
+				     struct edt_class *q, u32 c, u64 stamp, u32 len, int ret)
+{
+	struct edt_slot *s, *t;
+	u32 p;
+
+	p = pkt_alloc(&in->pkt_cache, &s);
+	if (!p) {
+		in->stats.alloc_drops++;
+		q->drops++;
+		sch->qstats.drops++;
+		bpf_qdisc_skb_drop(skb, to_free);
+		return NET_XMIT_DROP;
+	}
+	s->time_to_send = stamp;
+	skb = bpf_kptr_xchg(&s->skb, skb);
+	/* A class is its qlen slots from head: the tail's next is never read. */
+	if (q->qlen && (t = pkt_at(q->tail)))
+		t->next = p;
+	else
+		q->head = p;
+	q->tail = p;
+	q->qlen++;
+	q->backlog += len;
+	if (!c)
+		q->t_last = stamp;
+	in->busy |= 1U << c;
+	sch->q.qlen++;
+	sch->qstats.backlog += len;
+	if (!skb)
+		return ret;
+	/* Cannot happen (a free slot is empty); never leak what was there. */
+	len = qdisc_pkt_len(skb);
+	q->backlog -= len;
+	sch->q.qlen--;
+	sch->qstats.backlog -= len;
+	q->drops++;
+	sch->qstats.drops++;
+	bpf_qdisc_skb_drop(skb, to_free);
+	return NET_XMIT_DROP;
+}
+
 SEC("struct_ops/edt_enqueue")
 int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
-	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch), c, p;
+	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch), c;
 	struct edt_inst *in = bpf_map_lookup_elem(&insts, &id);
 	struct edt_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
 	u64 now, ready, stamp, snd, delay, lag, rate;
 	struct edt_class *q = NULL;
 	struct edt_par par;
 	const struct sock *sk;
-	struct edt_slot *s, *t;
 	int ret = NET_XMIT_SUCCESS;
 	bool tcp;
 
@@ -473,8 +520,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		 * due by the time dequeue reaches this one, unless the last
 		 * one is ahead, and then it is the stamp (FIFO order).
 		 */
-		stamp = q->t_last;
-		goto queue;
+		return edt_queue(skb, sch, to_free, in, q, 0, q->t_last, len, NET_XMIT_SUCCESS);
 	}
 	now = bpf_ktime_get_ns();
 	in->seen = now;
@@ -510,34 +556,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		ret = NET_XMIT_CN;
 	}
 
-queue:
-	p = pkt_alloc(&in->pkt_cache, &s);
-	if (!p) {
-		in->stats.alloc_drops++;
-		goto drop;
-	}
-	s->time_to_send = stamp;
-	skb = bpf_kptr_xchg(&s->skb, skb);
-	/* A class is its qlen slots from head: the tail's next is never read. */
-	if (q->qlen && (t = pkt_at(q->tail)))
-		t->next = p;
-	else
-		q->head = p;
-	q->tail = p;
-	q->qlen++;
-	q->backlog += len;
-	if (!c)
-		q->t_last = stamp;
-	in->busy |= 1U << c;
-	sch->q.qlen++;
-	sch->qstats.backlog += len;
-	if (!skb)
-		return ret;
-	/* Cannot happen (a free slot is empty); never leak what was there. */
-	len = qdisc_pkt_len(skb);
-	q->backlog -= len;
-	sch->q.qlen--;
-	sch->qstats.backlog -= len;
+	return edt_queue(skb, sch, to_free, in, q, c, stamp, len, ret);
 drop:
 	if (q)
 		q->drops++;
@@ -747,6 +766,12 @@ static __always_inline struct sk_buff *edt_sent(struct Qdisc *sch, struct edt_in
 	return skb;
 }
 
+/* Come back at t, with the slack the options allow. */
+static __always_inline void edt_watchdog(struct Qdisc *sch, const struct edt_cfg *cfg, u64 t)
+{
+	bpf_qdisc_watchdog_schedule(sch, t, cfg_min(cfg->timer_slack, EDT_MAX_TIMER_SLACK));
+}
+
 SEC("struct_ops/edt_dequeue")
 struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 {
@@ -755,7 +780,7 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	struct edt_class *q;
 	struct edt_slot *s;
 	struct sk_buff *skb;
-	u64 now, when, slack, v, rate;
+	u64 now, when, v, rate;
 	struct edt_par par;
 	u32 id, len = 0, c;
 	bool borrow = false;
@@ -769,10 +794,9 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 		return NULL;
 	now = bpf_ktime_get_ns();
 	in->seen = now;
-	slack = cfg_min(cfg->timer_slack, EDT_MAX_TIMER_SLACK);
 	rate = cfg_rate(cfg->rate);
 	if (clock_bound(&in->t_next, now, in->last_len, rate) > now) {
-		bpf_qdisc_watchdog_schedule(sch, in->t_next, slack);
+		edt_watchdog(sch, cfg, in->t_next);
 		return NULL;
 	}
 	/*
@@ -786,7 +810,7 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 		if (!s)
 			return NULL;
 		if (s->time_to_send > now) {
-			bpf_qdisc_watchdog_schedule(sch, s->time_to_send, slack);
+			edt_watchdog(sch, cfg, s->time_to_send);
 			return NULL;
 		}
 		skb = class_pop(sch, in, q, s, 0, &len);
@@ -799,7 +823,7 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	c = edt_pick(in, cfg, now, &when, &borrow);
 	if (c >= EDT_CLASSES) {
 		if (when != ~0ULL)
-			bpf_qdisc_watchdog_schedule(sch, when, slack);
+			edt_watchdog(sch, cfg, when);
 		return NULL;
 	}
 	q = &in->classes[c];
