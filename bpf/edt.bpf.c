@@ -406,7 +406,7 @@ static __always_inline u64 edt_estimate(const struct edt_inst *in, const struct 
 
 /*
  * Whether a packet of the default class can be queued without reading the
- * clock, which costs a sixth of edt's work per packet: when it carries no
+ * clock, about a tenth of what its programs do per packet: when it carries no
  * departure time of its own, no cgroup has packets queued, and the delay it
  * would see, counted from the clock as last read (seen <= now), is within
  * the horizon and, for TCP, ce_threshold. Measured from now it could only be
