@@ -435,6 +435,17 @@ static __always_inline bool enqueue_unclocked(const struct sk_buff *skb, const s
 	return delay <= most;
 }
 
+/* Drop skb, counted for the qdisc and, when there is one, its class. */
+static __always_inline int edt_drop(struct sk_buff *skb, struct Qdisc *sch,
+				    struct bpf_sk_buff_ptr *to_free, struct edt_class *q)
+{
+	if (q)
+		q->drops++;
+	sch->qstats.drops++;
+	bpf_qdisc_skb_drop(skb, to_free);
+	return NET_XMIT_DROP;
+}
+
 /*
  * Put skb, of class c, stamped, at its class's tail; ret is what the
  * sender is told. Inlined twice: the path that read no clock keeps its
@@ -450,10 +461,7 @@ static __always_inline int edt_queue(struct sk_buff *skb, struct Qdisc *sch,
 	p = pkt_alloc(&in->pkt_cache, &s);
 	if (!p) {
 		in->stats.alloc_drops++;
-		q->drops++;
-		sch->qstats.drops++;
-		bpf_qdisc_skb_drop(skb, to_free);
-		return NET_XMIT_DROP;
+		return edt_drop(skb, sch, to_free, q);
 	}
 	s->time_to_send = stamp;
 	skb = bpf_kptr_xchg(&s->skb, skb);
@@ -477,10 +485,7 @@ static __always_inline int edt_queue(struct sk_buff *skb, struct Qdisc *sch,
 	q->backlog -= len;
 	sch->q.qlen--;
 	sch->qstats.backlog -= len;
-	q->drops++;
-	sch->qstats.drops++;
-	bpf_qdisc_skb_drop(skb, to_free);
-	return NET_XMIT_DROP;
+	return edt_drop(skb, sch, to_free, q);
 }
 
 SEC("struct_ops/edt_enqueue")
@@ -558,11 +563,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 
 	return edt_queue(skb, sch, to_free, in, q, c, stamp, len, ret);
 drop:
-	if (q)
-		q->drops++;
-	sch->qstats.drops++;
-	bpf_qdisc_skb_drop(skb, to_free);
-	return NET_XMIT_DROP;
+	return edt_drop(skb, sch, to_free, q);
 }
 
 /* a is before b, for virtual times that may wrap. */
