@@ -22,12 +22,14 @@
  * Each class is a FIFO in time order: a list of slots of the packet pool
  * every instance of the registration shares (pool.h), so an instance
  * holds slots only for the packets it queues, plus at most two batches of
- * free ones. Dequeue sends a cgroup packet its rate lets go first, else a
- * default one its default_rate (unlimited unless set) lets go, else a
- * borrowing one: a cgroup gets its rate while the link has room for the
- * sum of them, and the rest goes to the default class, or is lent. The link
- * clock counts a packet when it leaves, never while its class holds it, so
- * a slow class neither wastes nor borrows the link's time.
+ * free ones; a packet that finds the qdisc empty and due takes a fast
+ * slot of its instance instead (edt_fast_ok). Dequeue sends a cgroup
+ * packet its rate lets go first, else a default one its default_rate
+ * (unlimited unless set) lets go, else a borrowing one: a cgroup gets its
+ * rate while the link has room for the sum of them, and the rest goes to
+ * the default class, or is lent. The link clock counts a packet when it
+ * leaves, never while its class holds it, so a slow class neither wastes
+ * nor borrows the link's time.
  *
  * At enqueue the delay a packet will see is estimated from the link clock
  * and what is queued ahead of it (for a cgroup's class, only what its rate
@@ -90,6 +92,21 @@ struct {
 	__type(key, u32);
 	__type(value, struct edt_slot);
 } pkts SEC(".maps");
+
+/*
+ * Each instance's fast slot (edt_fast_ok), a map of its own: global
+ * functions take edt_inst, and the verifier lets no kptr reach one.
+ */
+struct edt_fast {
+	struct sk_buff __kptr *skb;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, QD_DEFAULT_INSTANCES);
+	__type(key, u32);
+	__type(value, struct edt_fast);
+} fast SEC(".maps");
 
 /* Heads of chains of free packet slots, given back by instances. */
 struct {
@@ -488,6 +505,25 @@ static __always_inline int edt_queue(struct sk_buff *skb, struct Qdisc *sch,
 	return edt_drop(skb, sch, to_free, q);
 }
 
+/*
+ * The fast slot: a packet that finds the qdisc empty, of the default class
+ * and without a departure time of its own, while the link's clock and the
+ * class's last stamp are not ahead of the clock as last read (seen <=
+ * now), leaves at once whatever is decided: its delay is 0, within any
+ * horizon and ce_threshold. Without a default_rate the default class has no
+ * clock of its own. So it is kept outside the class's FIFO, and dequeue,
+ * which serves it first (nothing queued is older), takes no slot of the
+ * pool for it (sch_fq's fast path, as fq's).
+ */
+static __always_inline bool edt_fast_ok(const struct sk_buff *skb, const struct edt_inst *in,
+					const struct edt_cfg *cfg)
+{
+	u64 seen = in->seen;
+
+	return !skb->tstamp && !cfg->default_rate && in->t_next <= seen &&
+	       in->classes[0].t_last <= seen;
+}
+
 SEC("struct_ops/edt_enqueue")
 int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
@@ -496,6 +532,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	struct edt_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
 	u64 now, ready, stamp, snd, delay, lag, rate;
 	struct edt_class *q = NULL;
+	struct edt_fast *f;
 	struct edt_par par;
 	const struct sock *sk;
 	int ret = NET_XMIT_SUCCESS;
@@ -517,6 +554,23 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	    (c && q->qlen >= EDT_CGROUP_LIMIT)) {
 		in->stats.cap_drops++;
 		goto drop;
+	}
+	if (!c && !sch->q.qlen && edt_fast_ok(skb, in, cfg) &&
+	    (f = bpf_map_lookup_elem(&fast, &id))) {
+		/* Counted in the default class's backlog, which the estimates read. */
+		q->backlog += len;
+		sch->q.qlen = 1;
+		sch->qstats.backlog += len;
+		/* The qdisc was empty: the fast slot is free. */
+		skb = bpf_kptr_xchg(&f->skb, skb);
+		if (!skb)
+			return NET_XMIT_SUCCESS;
+		/* Cannot happen; never leak what was there. */
+		len = qdisc_pkt_len(skb);
+		q->backlog -= len;
+		sch->q.qlen--;
+		sch->qstats.backlog -= len;
+		return edt_drop(skb, sch, to_free, q);
 	}
 	rate = cfg_rate(cfg->rate);
 	if (enqueue_unclocked(skb, in, cfg, c, tcp, rate)) {
@@ -779,6 +833,7 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	struct edt_inst *in;
 	struct edt_cfg *cfg;
 	struct edt_class *q;
+	struct edt_fast *f;
 	struct edt_slot *s;
 	struct sk_buff *skb;
 	u64 now, when, v, rate;
@@ -796,6 +851,20 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	now = bpf_ktime_get_ns();
 	in->seen = now;
 	rate = cfg_rate(cfg->rate);
+	/* It arrived at an empty qdisc, due: nothing queued is older. */
+	f = bpf_map_lookup_elem(&fast, &id);
+	if (f && f->skb) {
+		skb = bpf_kptr_xchg(&f->skb, NULL);
+		/* Never NULL: the root lock keeps the slot as tested. */
+		if (!skb)
+			return NULL;
+		len = qdisc_pkt_len(skb);
+		sch->q.qlen--;
+		sch->qstats.backlog -= len;
+		in->classes[0].backlog -= len;
+		link_sent(in, cfg, now, len, rate);
+		return edt_sent(sch, in, now, skb, len);
+	}
 	if (clock_bound(&in->t_next, now, in->last_len, rate) > now) {
 		edt_watchdog(sch, cfg, in->t_next);
 		return NULL;
@@ -873,7 +942,15 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
  */
 static __noinline void edt_drain(struct edt_inst *in, u32 id)
 {
+	struct edt_fast *f = bpf_map_lookup_elem(&fast, &id);
+	struct sk_buff *skb;
 	int c, i;
+
+	if (f) {
+		skb = bpf_kptr_xchg(&f->skb, NULL);
+		if (skb)
+			bpf_kfree_skb(skb);
+	}
 
 	bpf_for(c, 0, EDT_CLASSES) {
 		struct edt_class *q = &in->classes[c];

@@ -279,6 +279,8 @@ static uint32_t edt_map_entries(const char *map, const uint32_t *cap)
 		return 1 + cap[EDT_CAP_PACKETS];
 	if (!strcmp(map, "pkt_pool"))
 		return cap[EDT_CAP_PACKETS];
+	if (!strcmp(map, "fast"))
+		return cap[QD_CAP_INSTANCES];
 	return 0;
 }
 
