@@ -464,6 +464,26 @@ static __always_inline int edt_drop(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /*
+ * The end of an enqueue that counted its packet in q and the qdisc and put
+ * it with bpf_kptr_xchg into a slot it knew free: old is what the slot
+ * held. It cannot be a packet; should it be one, that packet is uncounted
+ * and dropped rather than leaked. ret is what the sender is told.
+ */
+static __always_inline int edt_stored(struct sk_buff *old, struct Qdisc *sch,
+				      struct bpf_sk_buff_ptr *to_free, struct edt_class *q, int ret)
+{
+	u32 len;
+
+	if (!old)
+		return ret;
+	len = qdisc_pkt_len(old);
+	q->backlog -= len;
+	sch->q.qlen--;
+	sch->qstats.backlog -= len;
+	return edt_drop(old, sch, to_free, q);
+}
+
+/*
  * Put skb, of class c, stamped, at its class's tail; ret is what the
  * sender is told. Inlined twice: the path that read no clock keeps its
  * registers to itself.
@@ -495,14 +515,7 @@ static __always_inline int edt_queue(struct sk_buff *skb, struct Qdisc *sch,
 	in->busy |= 1U << c;
 	sch->q.qlen++;
 	sch->qstats.backlog += len;
-	if (!skb)
-		return ret;
-	/* Cannot happen (a free slot is empty); never leak what was there. */
-	len = qdisc_pkt_len(skb);
-	q->backlog -= len;
-	sch->q.qlen--;
-	sch->qstats.backlog -= len;
-	return edt_drop(skb, sch, to_free, q);
+	return edt_stored(skb, sch, to_free, q, ret);
 }
 
 /*
@@ -563,14 +576,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		sch->qstats.backlog += len;
 		/* The qdisc was empty: the fast slot is free. */
 		skb = bpf_kptr_xchg(&f->skb, skb);
-		if (!skb)
-			return NET_XMIT_SUCCESS;
-		/* Cannot happen; never leak what was there. */
-		len = qdisc_pkt_len(skb);
-		q->backlog -= len;
-		sch->q.qlen--;
-		sch->qstats.backlog -= len;
-		return edt_drop(skb, sch, to_free, q);
+		return edt_stored(skb, sch, to_free, q, NET_XMIT_SUCCESS);
 	}
 	rate = cfg_rate(cfg->rate);
 	if (enqueue_unclocked(skb, in, cfg, c, tcp, rate)) {
