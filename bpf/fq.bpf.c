@@ -796,7 +796,8 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 			if (found->state != FQ_THROTTLED)
 				found->time_next_packet = 0;
 		}
-		in->last_flow = idx;
+		if (sk)
+			in->recent[socket_hash & (FQ_RECENT - 1)] = idx;
 		*fp = found;
 		return idx;
 	}
@@ -823,7 +824,8 @@ static __always_inline u32 fq_classify(const struct fq_ctx *c, struct Qdisc *sch
 	in->stats.flows++;
 	/* Idle until the caller queues to it, which takes it off the list. */
 	set_idle(c, idx, f, now);
-	in->last_flow = idx;
+	if (sk)
+		in->recent[socket_hash & (FQ_RECENT - 1)] = idx;
 	*fp = f;
 	return idx;
 }
@@ -1122,7 +1124,11 @@ drop:
  * no maxrate is set, it is due, whatever its band, and
  * either no rate applies to its flow (pacing delays a flow only at a finite
  * maxrate or socket pacing rate) or its socket's flow is the one classify
- * found last, which is busy and whose credit and pacing let it go at once.
+ * found last for the socket's hash (recent), which is busy and whose
+ * pacing lets it go at once: with nothing queued, the deficit round robin
+ * would send it after the rounds that refill its credit, which it is given
+ * here at once (sch_fq's fast path charges no credit: it leaves pacing to
+ * the EDT stamps of TCP, which paces itself for sch_fq alone).
  * So its flow's queue, credit and pacing state could not have held it back.
  * The rest goes to fq_enqueue_flow, as does everything while packets are
  * queued.
@@ -1163,7 +1169,10 @@ int fq_enqueue(unsigned long long *ctx)
 		}
 	} else {
 		now = bpf_ktime_get_ns();
-		flow = in->last_flow;
+		sk = ENQ_SKB(ctx)->sk;
+		if (!sk)
+			goto flow;
+		flow = in->recent[sk->__sk_common.skc_hash & (FQ_RECENT - 1)];
 		/* Flow 0 is nobody's: the owner test fails it. */
 		f = flow_at(flow);
 		if (!f)
@@ -1174,9 +1183,18 @@ int fq_enqueue(unsigned long long *ctx)
 		/* Tested above, but read again for the verifier's sake. */
 		if (!sk || f->key != fq_sk_key(&c, sch, sk) || f->owner != sch->limit ||
 		    f->socket_hash != sk->__sk_common.skc_hash || f->state == FQ_IDLE ||
-		    f->credit <= 0 || f->time_next_packet > now || skb->tstamp > now)
+		    f->time_next_packet > now || skb->tstamp > now)
 			goto flow;
 		len = qdisc_pkt_len(skb);
+		/*
+		 * No flow has a packet queued: the rounds the dequeue loop would
+		 * give this one until its credit is positive, at once.
+		 */
+		if (f->credit <= 0) {
+			u32 q = fq_quantum(&c);
+
+			f->credit = (s64)f->credit + (s64)((u32)-f->credit / q + 1) * q;
+		}
 		f->credit -= len;
 		f->pkts++;
 		f->bytes += len;

@@ -44,6 +44,12 @@
 #define FQ_MAX_INITIAL_QUANTUM (1U << 24)
 #define FQ_MAX_BLOCKS	       (FQ_MAX_BUCKETS / FQ_BLOCK)
 #define FQ_HEADS	       8 /* bucket heads an entry of the buckets map */
+/*
+ * Busy socket flows the fast slot can find without the flow table: 64, so
+ * that eight TCP flows (a host's bulk senders on one queue) mostly have an
+ * entry each; 256 bytes an instance.
+ */
+#define FQ_RECENT 64
 
 /*
  * Instance slot s has one reserved flow in the shared table, 1 + s, for
@@ -146,7 +152,7 @@ struct fq_inst {
 	__u64 hash_key[12]; /* of the flow hash of packets without a socket */
 	__u64 sch_addr;	    /* the Qdisc's address, for socket keys */
 	struct fq_band band[FQ_BANDS];
-	__u32 band_nr;		    /* the band being served */
+	__u32 band_nr; /* the band being served */
 	/*
 	 * The dequeue loop's bands passed without work and whether it has
 	 * skipped rounds, kept here rather than in locals: a value read back
@@ -162,7 +168,11 @@ struct fq_inst {
 	__u32 buckets_want;	    /* the `buckets` they were made for */
 	__u32 nblocks;		    /* bucket blocks held, the own one included */
 	__u32 psched_mtu;	    /* the device's MTU plus link header, for quanta */
-	__u32 last_flow;	    /* the flow classify found or made last */
+	/*
+	 * Socket flows classify found or made last, by the socket's hash:
+	 * the fast slot's busy flows (fq.bpf.c), several at once.
+	 */
+	__u32 recent[FQ_RECENT];
 	/*
 	 * The fast slot (fq.bpf.c): a packet that found the qdisc empty, its
 	 * length, and the flow that is to wait after it, from its dequeue (0:
