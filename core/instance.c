@@ -306,7 +306,7 @@ const struct qd_reg *qd_lookup_read(struct qd_lookup *l, const struct qdisc_info
 	if (!(reg = qd_lookup_instance(l, qi, id)) || qd_reg_cfg(reg, *id, cfg))
 		return NULL;
 	/* Sized by the pinned map, which open_pinned bounds: not for the stack. */
-	if (!(*inst = malloc(reg->inst_size)) || qd_reg_inst(reg, *id, *inst)) {
+	if (!(*inst = malloc(reg->inst_len)) || qd_reg_inst(reg, *id, cfg, *inst)) {
 		free(*inst);
 		*inst = NULL;
 		return NULL;
