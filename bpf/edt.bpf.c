@@ -1084,6 +1084,9 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 			q->win_start = now;
 			q->win_bytes = 0;
 		}
+		/* Its entry went while it had packets: with the last one, the class goes too. */
+		if (e == &none && !q->qlen)
+			class_free(in, id, c, q);
 	}
 	return edt_sent(sch, in, now, skb, len);
 }
