@@ -36,7 +36,8 @@ done
 # senders_up: every sender's cgroup has its process.
 senders_up() {
 	for _i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-		[ -s "$cg/$((64 * _i + 7))/cgroup.procs" ] || return 1
+		# cgroupfs files have no size: read them.
+		[ -n "$(cat "$cg/$((64 * _i + 7))/cgroup.procs")" ] || return 1
 	done
 }
 
