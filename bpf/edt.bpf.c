@@ -529,14 +529,21 @@ static __always_inline u64 class_done(const struct edt_class *q, const struct ed
 	return (t > now ? t : now) + xmit(q->backlog, pace);
 }
 
-/* The entry of cgroup class q under cfg; gone (a zeroed *none) when it has none. */
-static __always_inline const struct edt_cgroup *
-class_entry(const struct edt_cfg *cfg, const struct edt_class *q, const struct edt_cgroup *none)
+/*
+ * What a cgroup class whose entry is gone has: all zero, so it drains
+ * unlimited. In read-only data, not on the stack: dequeue's plain path
+ * would pay for zeroing it.
+ */
+static const struct edt_cgroup edt_gone;
+
+/* The entry of cgroup class q under cfg, or &edt_gone. */
+static __always_inline const struct edt_cgroup *class_entry(const struct edt_cfg *cfg,
+							    const struct edt_class *q)
 {
 	struct qd_entry_key key = { .set = cfg->cgset, .id = q->id };
 	const struct edt_cgroup *e = key.set ? bpf_map_lookup_elem(&cgroups, &key) : NULL;
 
-	return e ?: none;
+	return e ?: &edt_gone;
 }
 
 /*
@@ -546,7 +553,6 @@ class_entry(const struct edt_cfg *cfg, const struct edt_class *q, const struct e
  */
 __noinline u32 class_ahead(const struct edt_cfg *cfg, u32 c, u64 now, u64 t, u64 *more)
 {
-	const struct edt_cgroup none = {};
 	const struct edt_class *q = cls_at(c);
 	struct edt_par par;
 	u64 r, n, d, from;
@@ -555,7 +561,7 @@ __noinline u32 class_ahead(const struct edt_cfg *cfg, u32 c, u64 now, u64 t, u64
 		return 0;
 	if (!q->backlog)
 		return q->bnext;
-	class_par(cfg, class_entry(cfg, q, &none), &par);
+	class_par(cfg, class_entry(cfg, q), &par);
 	r = class_pace(q, &par); /* ~0: no rate, all of it counts */
 	from = q->t_next > now ? q->t_next : now;
 	d = t > from ? (t - from) / 1000 : 0; /* us */
@@ -800,7 +806,6 @@ struct edt_pick {
 __noinline u32 edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u64 now,
 			struct edt_pick *pk)
 {
-	const struct edt_cgroup none = {};
 	struct edt_class *q;
 	struct edt_slot *s;
 	struct edt_par par;
@@ -814,7 +819,7 @@ __noinline u32 edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u
 		if (!q)
 			return 0;
 		next = q->bnext;
-		class_par(cfg, class_entry(cfg, q, &none), &par);
+		class_par(cfg, class_entry(cfg, q), &par);
 	} else {
 		q = &in->classes[0];
 		class_par(cfg, NULL, &par);
@@ -898,6 +903,37 @@ static __always_inline u32 edt_pick(struct edt_inst *in, const struct edt_cfg *c
 }
 
 /*
+ * What dequeue asks of edt_choose and class_sent, and they answer, on
+ * dequeue's stack: global functions take five arguments at most.
+ */
+struct edt_choice {
+	u64 now;
+	u64 when; /* with c EDT_NONE: when a head is due next, or ~0 */
+	u32 slot; /* the instance's */
+	u32 c;	  /* the class to send from (0: the default class), or EDT_NONE */
+	u32 borrow;
+	u32 len; /* of the packet it sent */
+};
+
+/*
+ * The class dequeue sends from (edt_pick), once classes a change left
+ * without entry are given back. A global function, as class_sent: the
+ * weighing keeps its registers to itself, so that dequeue's plain path,
+ * which calls neither, keeps the registers it had before classes.
+ */
+__noinline int edt_choose(struct edt_inst *in, const struct edt_cfg *cfg, struct edt_choice *ch)
+{
+	bool borrow;
+
+	if (!in || !cfg || !ch)
+		return 0;
+	classes_check(in, cfg, ch->slot);
+	ch->c = edt_pick(in, cfg, ch->now, &ch->when, &borrow);
+	ch->borrow = borrow;
+	return 0;
+}
+
+/*
  * Advance a clock of rate bytes/s by ns (a packet's time at that rate),
  * from no earlier than `burst` ago.
  * burst 0 (auto): 1 ms at the rate, at least EDT_AUTO_BURST bytes; at high
@@ -978,6 +1014,64 @@ static __always_inline struct sk_buff *edt_sent(struct Qdisc *sch, struct edt_in
 	return skb;
 }
 
+/*
+ * Class ch->c's clocks and counters after its packet of ch->len bytes
+ * left, on its guarantee or borrowed. A borrowed packet is the link's, not
+ * its class's rate's: the rate's clock keeps the class's guarantee for the
+ * next one.
+ */
+__noinline int class_sent(struct edt_inst *in, const struct edt_cfg *cfg,
+			  const struct edt_choice *ch)
+{
+	const struct edt_cgroup *e = NULL;
+	struct edt_class *q;
+	struct edt_par par;
+	u64 now, v;
+	u32 len, c;
+
+	if (!in || !cfg || !ch)
+		return 0;
+	c = ch->c;
+	now = ch->now;
+	len = ch->len;
+	if (c) {
+		q = cls_at(c);
+		if (!q)
+			return 0;
+		e = class_entry(cfg, q);
+	} else {
+		q = &in->classes[0];
+	}
+	class_par(cfg, e, &par);
+	/* An unlimited class's clocks hold nothing back: they are not kept. */
+	if (!ch->borrow && par.rate != ~0ULL)
+		q->t_next = clock_after(q->t_next, now, xmit(len, par.rate), par.rate, par.burst);
+	if (par.ceil > par.rate)
+		q->t_ceil = clock_after(q->t_ceil, now, xmit(len, par.ceil), par.ceil, par.burst);
+	q->last_len = len;
+	if (ch->borrow) {
+		q->borrowed += len;
+		v = class_vt(in, q, par.prio);
+		in->vtime[par.prio & (EDT_PRIOS - 1)] = v;
+		q->vt = v + (u64)len * EDT_WEIGHT_SCALE / par.weight;
+	}
+	/* Only the cgroups' counters and rates are shown, and paced by (class_pace). */
+	if (c) {
+		q->bytes += len;
+		q->packets++;
+		q->win_bytes += len;
+		if (now - q->win_start >= RATE_WINDOW_NS) {
+			q->rate_est = q->win_bytes * NSEC_PER_SEC / (now - q->win_start);
+			q->win_start = now;
+			q->win_bytes = 0;
+		}
+		/* Its entry went while it had packets: with the last one, the class goes too. */
+		if (e == &edt_gone && !q->qlen)
+			class_free(in, ch->slot, c, q);
+	}
+	return 0;
+}
+
 /* Come back at t, with the slack the options allow. */
 static __always_inline void edt_watchdog(struct Qdisc *sch, const struct edt_cfg *cfg, u64 t)
 {
@@ -987,16 +1081,14 @@ static __always_inline void edt_watchdog(struct Qdisc *sch, const struct edt_cfg
 SEC("struct_ops/edt_dequeue")
 struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 {
-	const struct edt_cgroup none = {}, *e;
+	struct edt_choice ch;
 	struct edt_inst *in;
 	struct edt_cfg *cfg;
 	struct edt_class *q;
 	struct edt_slot *s;
 	struct sk_buff *skb;
-	u64 now, when, v, rate;
-	struct edt_par par;
 	u32 id, len = 0, c;
-	bool borrow = false;
+	u64 now, rate;
 
 	if (!sch->q.qlen)
 		return NULL;
@@ -1033,68 +1125,29 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 		return edt_sent(sch, in, now, skb, len);
 	}
 
-	classes_check(in, cfg, id);
-	c = edt_pick(in, cfg, now, &when, &borrow);
+	ch = (struct edt_choice){ .now = now, .slot = qd_slot(sch) };
+	edt_choose(in, cfg, &ch);
+	c = ch.c;
 	if (c == EDT_NONE) {
-		if (when != ~0ULL)
-			edt_watchdog(sch, cfg, when);
+		if (ch.when != ~0ULL)
+			edt_watchdog(sch, cfg, ch.when);
 		return NULL;
 	}
-	if (c) {
-		q = cls_at(c);
-		if (!q)
-			return NULL;
-		e = class_entry(cfg, q, &none);
-	} else {
-		q = &in->classes[0];
-		e = NULL;
-	}
+	q = c ? cls_at(c) : &in->classes[0];
+	if (!q)
+		return NULL;
 	s = pkt_at(q->head);
 	if (!s)
 		return NULL;
 	skb = class_pop(sch, in, q, s, c, &len);
 	if (!skb)
 		return NULL;
-
-	/*
-	 * A borrowed packet is the link's, not its class's rate's: the
-	 * rate's clock keeps the class's guarantee for the next one.
-	 */
 	link_sent(in, cfg, now, len, rate);
-	class_par(cfg, e, &par);
-	/* An unlimited class's clocks hold nothing back: they are not kept. */
-	if (!borrow && par.rate != ~0ULL)
-		q->t_next = clock_after(q->t_next, now, xmit(len, par.rate), par.rate, par.burst);
-	if (par.ceil > par.rate)
-		q->t_ceil = clock_after(q->t_ceil, now, xmit(len, par.ceil), par.ceil, par.burst);
-	q->last_len = len;
-	if (borrow) {
-		q->borrowed += len;
-		v = class_vt(in, q, par.prio);
-		in->vtime[par.prio & (EDT_PRIOS - 1)] = v;
-		q->vt = v + (u64)len * EDT_WEIGHT_SCALE / par.weight;
-	}
-	/* Only the cgroups' counters and rates are shown, and paced by (class_pace). */
-	if (c) {
-		q->bytes += len;
-		q->packets++;
-		q->win_bytes += len;
-		if (now - q->win_start >= RATE_WINDOW_NS) {
-			q->rate_est = q->win_bytes * NSEC_PER_SEC / (now - q->win_start);
-			q->win_start = now;
-			q->win_bytes = 0;
-		}
-		/* Its entry went while it had packets: with the last one, the class goes too. */
-		if (e == &none && !q->qlen)
-			class_free(in, id, c, q);
-	}
+	ch.len = len;
+	class_sent(in, cfg, &ch);
 	return edt_sent(sch, in, now, skb, len);
 }
 
-/*
- * Free every queued packet and give every slot back to the pool; with
- * nothing queued the clocks start anew.
- */
 /* Free class q's packets and start its clocks anew. */
 static __always_inline void class_drain(struct edt_inst *in, struct edt_class *q)
 {
@@ -1139,6 +1192,10 @@ __noinline u32 class_drain_one(struct edt_inst *in, u32 c)
 	return q->next;
 }
 
+/*
+ * Free every queued packet and give every slot back to the pool; with
+ * nothing queued the clocks start anew.
+ */
 static __noinline void edt_drain(struct edt_inst *in, u32 id)
 {
 	u32 cg = in->cls_head;
