@@ -4,7 +4,7 @@
 # cgroups, each with a rate of its own (400 kbit/s to 1.9 Mbit/s, 18.4
 # Mbit/s together under an aggregate 24 Mbit/s) and each offering twice
 # it, get their rates within 2 %, measured at the receiver; htb classes of
-# the same rates in the same boot get theirs too. A 1,025th entry is
+# the same rates in the same boot get theirs within 5 %. A 1,025th entry is
 # refused with one line; show -s has a row for every entry.
 # vmtest-timeout: 300
 # vmtest-seconds: 90
@@ -120,7 +120,8 @@ for e in $edt; do
 	want=$(($(rate_of $i) * 1000 / 8))
 	log "cgroup $((64 * i + 7)): edt $e B/s, htb $1 B/s, want $want B/s"
 	within "$e" "$want" 2 "edt, cgroup $((64 * i + 7)) at $(rate_of $i)kbit"
-	within "$1" "$want" 2 "htb, class 1:$((100 + i)) at $(rate_of $i)kbit"
+	# htb is the yardstick, not the subject: within 5 %, as in 49-edt-borrow*.
+	within "$1" "$want" 5 "htb, class 1:$((100 + i)) at $(rate_of $i)kbit"
 	shift
 	i=$((i + 1))
 done
