@@ -63,31 +63,31 @@ QD_CAP(instances, QD_DEFAULT_INSTANCES);
  * qdiscctl maps into its memory: finding an instance among thousands of
  * slots then costs no system call per slot.
  */
-#define QD_INSTANCE_MAPS(inst_type, cfg_type)                  \
-	struct {                                               \
-		__uint(type, BPF_MAP_TYPE_ARRAY);              \
-		__uint(max_entries, QD_DEFAULT_INSTANCES);     \
-		__uint(map_flags, BPF_F_MMAPABLE);             \
-		__type(key, u32);                              \
-		__type(value, struct qd_inst_hdr);             \
-	} slots SEC(".maps");                                  \
-	struct {                                               \
-		__uint(type, BPF_MAP_TYPE_ARRAY);              \
-		__uint(max_entries, QD_DEFAULT_INSTANCES);     \
-		__type(key, u32);                              \
-		__type(value, inst_type);                      \
-	} insts SEC(".maps");                                  \
-	struct {                                               \
-		__uint(type, BPF_MAP_TYPE_ARRAY);              \
-		__uint(max_entries, QD_DEFAULT_INSTANCES);     \
-		__type(key, u32);                              \
-		__type(value, cfg_type);                       \
-	} cfgs SEC(".maps");                                   \
-	struct {                                               \
-		__uint(type, BPF_MAP_TYPE_HASH);               \
-		__uint(max_entries, QD_DEFAULT_INSTANCES + 1); \
-		__type(key, struct qd_place);                  \
-		__type(value, cfg_type);                       \
+#define QD_INSTANCE_MAPS(inst_type, cfg_type)                    \
+	struct {                                                 \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                \
+		__uint(max_entries, QD_DEFAULT_INSTANCES);       \
+		__uint(map_flags, BPF_F_MMAPABLE);               \
+		__type(key, u32);                                \
+		__type(value, struct qd_inst_hdr);               \
+	} slots SEC(".maps");                                    \
+	struct {                                                 \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                \
+		__uint(max_entries, QD_DEFAULT_INSTANCES);       \
+		__type(key, u32);                                \
+		__type(value, inst_type);                        \
+	} insts SEC(".maps");                                    \
+	struct {                                                 \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                \
+		__uint(max_entries, QD_DEFAULT_INSTANCES);       \
+		__type(key, u32);                                \
+		__type(value, cfg_type);                         \
+	} cfgs SEC(".maps");                                     \
+	struct {                                                 \
+		__uint(type, BPF_MAP_TYPE_HASH);                 \
+		__uint(max_entries, QD_DEFAULT_INSTANCES + 1);   \
+		__type(key, struct qd_place);                    \
+		__type(value, cfg_type);                         \
 	} pending SEC(".maps")
 
 /* Where sch sits. Never read .init's opt: it is NULL for default qdiscs and
@@ -242,40 +242,41 @@ static __always_inline int qd_enq_stored(unsigned long long *ctx, struct sk_buff
 #define QD_QDISC_OPS(name, inst_type) QD_QDISC_OPS_(name, inst_type, )
 #define QD_QDISC_OPS_RELEASE(name, inst_type) \
 	QD_QDISC_OPS_(name, inst_type, name##_release(in, id);)
-#define QD_QDISC_OPS_(name, inst_type, release)                      \
-	SEC("struct_ops/" #name "_reset")                            \
-	void BPF_PROG(name##_reset, struct Qdisc *sch)               \
-	{                                                            \
-		u32 id = qd_slot(sch);                               \
-		inst_type *in = bpf_map_lookup_elem(&insts, &id);    \
-                                                                     \
-		if (!in)                                             \
-			return;                                      \
-		name##_drain(in, id);                                \
-		sch->q.qlen = 0;                                     \
-		sch->qstats.backlog = 0;                             \
-	}                                                            \
-                                                                     \
-	SEC("struct_ops/" #name "_destroy")                          \
-	void BPF_PROG(name##_destroy, struct Qdisc *sch)             \
-	{                                                            \
-		u32 id = qd_slot(sch);                               \
-		inst_type *in = bpf_map_lookup_elem(&insts, &id);    \
-                                                                     \
-		if (!in)                                             \
-			return;                                      \
-		/* .reset ran first, except after a failed .init. */ \
-		name##_drain(in, id);                                \
-		release qd_release(&slots, id);                      \
-	}                                                            \
-                                                                     \
-	SEC(".struct_ops.link")                                      \
-	struct Qdisc_ops name = {                                    \
-		.enqueue = (void *)name##_enqueue,                   \
-		.dequeue = (void *)name##_dequeue,                   \
-		.init = (void *)name##_init,                         \
-		.reset = (void *)name##_reset,                       \
-		.destroy = (void *)name##_destroy,                   \
+#define QD_QDISC_OPS_(name, inst_type, release)                               \
+	SEC("struct_ops/" #name "_reset")                                     \
+	void BPF_PROG(name##_reset, struct Qdisc *sch)                        \
+	{                                                                     \
+		u32 id = qd_slot(sch);                                        \
+		inst_type *in = bpf_map_lookup_elem(&insts, &id);             \
+                                                                              \
+		if (!in)                                                      \
+			return;                                               \
+		name##_drain(in, id);                                         \
+		sch->q.qlen = 0;                                              \
+		sch->qstats.backlog = 0;                                      \
+	}                                                                     \
+                                                                              \
+	SEC("struct_ops/" #name "_destroy")                                   \
+	void BPF_PROG(name##_destroy, struct Qdisc *sch)                      \
+	{                                                                     \
+		u32 id = qd_slot(sch);                                        \
+		inst_type *in = bpf_map_lookup_elem(&insts, &id);             \
+                                                                              \
+		if (!in)                                                      \
+			return;                                               \
+		/* .reset ran first, except after a failed .init. */          \
+		name##_drain(in, id);                                         \
+		release                                                       \
+		qd_release(&slots, id);                                       \
+	}                                                                     \
+                                                                              \
+	SEC(".struct_ops.link")                                               \
+	struct Qdisc_ops name = {                                             \
+		.enqueue = (void *)name##_enqueue,                            \
+		.dequeue = (void *)name##_dequeue,                            \
+		.init = (void *)name##_init,                                  \
+		.reset = (void *)name##_reset,                                \
+		.destroy = (void *)name##_destroy,                            \
 	}
 
 /*

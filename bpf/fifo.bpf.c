@@ -52,7 +52,7 @@ QD_CAP(packets, FIFO_RING);
 /* Every instance's ring, one after the other: qd_cap_instances * qd_cap_packets. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, QD_DEFAULT_INSTANCES *FIFO_RING);
+	__uint(max_entries, QD_DEFAULT_INSTANCES * FIFO_RING);
 	__type(key, u32);
 	__type(value, struct fifo_slot);
 } ring SEC(".maps");

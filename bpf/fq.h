@@ -146,7 +146,7 @@ struct fq_inst {
 	__u64 hash_key[12]; /* of the flow hash of packets without a socket */
 	__u64 sch_addr;	    /* the Qdisc's address, for socket keys */
 	struct fq_band band[FQ_BANDS];
-	__u32 band_nr; /* the band being served */
+	__u32 band_nr;		    /* the band being served */
 	/*
 	 * The dequeue loop's bands passed without work and whether it has
 	 * skipped rounds, kept here rather than in locals: a value read back

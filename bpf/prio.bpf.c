@@ -42,7 +42,7 @@ QD_CAP(band_packets, PRIO_RING);
 /* Every band of every instance: qd_cap_instances * PRIO_BANDS_MAX * qd_cap_band_packets. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, QD_DEFAULT_INSTANCES *PRIO_BANDS_MAX *PRIO_RING);
+	__uint(max_entries, QD_DEFAULT_INSTANCES * PRIO_BANDS_MAX * PRIO_RING);
 	__type(key, u32);
 	__type(value, struct prio_slot);
 } ring SEC(".maps");

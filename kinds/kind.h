@@ -159,8 +159,8 @@ struct qd_stat {
  * Counters kept for each entry of an option of entries (QD_OPT_CGROUPS),
  * in an array of the "insts" value: a table like struct qd_stat_table
  * whose records lie in the value itself, one for each entry configured,
- * which `show -s` prints through the same code, the entry's label first. Entry i owns row i; a row
- * whose key is not the entry's (the cgroup id) has not counted for it yet and shows zeros.
+ * which `show -s` prints through the same code, the entry's label first. Entry i owns row i; a row whose key is not the
+ * entry's (the cgroup id) has not counted for it yet and shows zeros.
  */
 struct qd_stat_rows {
 	const char *name;	     /* JSON key of the array */
