@@ -182,7 +182,9 @@ int qd_new_instance(struct rtnl *rt, const struct qdisc_spec *s, const struct qd
 	}
 	err = qd_reg_set_pending(reg, place, cfg);
 	if (err) {
-		qd_err("cannot hand the options to %s: %s", reg->id, strerror(-err));
+		/* Beyond the registration's capacity is said where it is found. */
+		if (err != -ERANGE)
+			qd_err("cannot hand the options to %s: %s", reg->id, strerror(-err));
 		return QD_EXIT_FAIL;
 	}
 	qd_test_kill(QD_KILL_PENDING);

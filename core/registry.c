@@ -512,8 +512,8 @@ static void ents_drop(const struct ents *x, const void *cfg, uint32_t set, unsig
 
 /*
  * Write cfg's entries to both maps as a new set and name it, with their
- * count, in cfg: 0, or -errno, said when the maps are full (nothing of the
- * set is left then).
+ * count, in cfg: 0, or -errno; -ERANGE, said, when the maps are full
+ * (nothing of the set is left then).
  */
 static int ents_store(const struct qd_reg *r, void *cfg)
 {
@@ -554,7 +554,7 @@ static int ents_store(const struct qd_reg *r, void *cfg)
 		qd_err("%s: %u %s entries are more than %s has room for (its capacity %s, shared "
 		       "by its instances); -C %s=N makes a registration with more",
 		       r->kind->name, n, x.o->name, r->id, x.e->cap, x.e->cap);
-		err = -ENOSPC;
+		err = -ERANGE;
 	}
 	if (!err) {
 		cfg_set_u32(cfg, x.e->set_off, set);

@@ -125,4 +125,16 @@ for e in $edt; do
 	shift
 	i=$((i + 1))
 done
+
+# More entries than the registration's pool of them: one line naming the
+# capacity, and nothing made (the 4,096-entry registration went with its
+# last instance).
+set --
+n=0
+while [ "$n" -lt 65 ]; do
+	set -- "$@" cgroup "/many/$n" rate 1mbit
+	n=$((n + 1))
+done
+expect_fail 1 'more than .* has room for \(its capacity cgroups.*-C cgroups=N' \
+	qd -C cgroups=64 add dev va root edt rate 24mbit "$@"
 assert_clean
