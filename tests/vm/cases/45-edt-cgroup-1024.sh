@@ -44,7 +44,9 @@ senders_up() {
 # window: res="B0 ... B15", the bytes/s (as the qdisc counts them) each
 # port got at the receiver over 4 s, from 1 s after the first datagram the
 # sink saw, with all 16 senders, started before it, offering twice their
-# rates (a loaded emulated CPU takes seconds to start them all).
+# rates (a loaded emulated CPU takes seconds to start them all). A flow's
+# first 20 datagrams in the window do not count: a sender that started
+# late sends its burst (16 full-size packets by default) then.
 window() {
 	_i=0
 	while [ "$_i" -lt 16 ]; do
@@ -57,8 +59,8 @@ window() {
 		_i=$((_i + 1))
 	done
 	wait_until 20 senders_up || fail "senders did not start"
-	sleep 1
-	sink_start 9001 -P 16 -H 42 -S 1s -t 5s
+	sleep 2
+	sink_start 9001 -P 16 -H 42 -S 1s -W 20 -t 5s
 	sink_wait 9001
 	kill $(cat /tmp/senders) 2>/dev/null
 	wait $(cat /tmp/senders) 2>/dev/null
