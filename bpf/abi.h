@@ -54,6 +54,23 @@ struct qd_pool_cache {
 	struct qd_pool_chain cur, spare;
 };
 
+/*
+ * Entries of an option (edt's cgroups) kept in maps of their own, apart
+ * from the options (kinds/kind.h, struct qd_entries): a set of them is
+ * written whole, and the options name it.
+ */
+struct qd_entry_key {
+	__u32 set; /* the set's number (the kind's own maps: an instance slot) */
+	__u32 pad;
+	__u64 id; /* the entry's, e.g. a cgroup's id */
+};
+
+/* The entries of a set in their order: i < how many the options say. */
+struct qd_entry_pos {
+	__u32 set;
+	__u32 i;
+};
+
 /* The "pending" key qdiscctl writes a kind's default options under. */
 #define QD_DEFAULTS_IFINDEX 0
 

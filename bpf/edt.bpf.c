@@ -68,8 +68,9 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 extern int bpf_dynptr_from_skb(struct __sk_buff *s, u64 flags,
 			       struct bpf_dynptr *ptr__uninit) __ksym;
 
-/* The registration's capacity besides instances (kinds/edt.c). */
+/* The registration's capacities besides instances (kinds/edt.c). */
 QD_CAP(packets, EDT_DEF_PACKETS);
+QD_CAP(cgroups, EDT_DEF_CGROUPS);
 
 /* A packet slot of the pool: 24 bytes. */
 struct edt_slot {
@@ -118,6 +119,65 @@ struct {
 /* Packet slots never handed out yet start here; instances take them by atomic adds. */
 __u64 edt_fresh_pkts;
 
+/*
+ * Cgroup entries of every instance: (the options' cgset, cgroup id) to
+ * the entry's options, written by qdiscctl before the options that name
+ * the set, and deleted once no options do. Not preallocated: an element
+ * deleted stays readable until the programs that looked it up are done.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EDT_DEF_CGROUPS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct qd_entry_key);
+	__type(value, struct edt_cgroup);
+} cgroups SEC(".maps");
+
+/* The same entries by their place in the set, which qdiscctl lists them by. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EDT_DEF_CGROUPS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct qd_entry_pos);
+	__type(value, struct edt_cgroup);
+} cgroup_list SEC(".maps");
+
+/*
+ * Classes of cgroup entries, 1 .. cgroups, shared by every instance (0
+ * means none): one for each (instance, cgroup) that has sent, taken at its
+ * first packet and given back when its instance goes, or when its entry is
+ * gone and it holds no packet.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 + EDT_DEF_CGROUPS);
+	__type(key, u32);
+	__type(value, struct edt_class);
+} cls SEC(".maps");
+
+/* (instance slot, cgroup id) to its class. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EDT_DEF_CGROUPS);
+	__type(key, struct qd_entry_key);
+	__type(value, u32);
+} class_of SEC(".maps");
+
+/* Classes given back. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK);
+	__uint(max_entries, EDT_DEF_CGROUPS);
+	__type(value, u32);
+} cls_pool SEC(".maps");
+
+/* Classes never handed out yet start here. */
+__u64 edt_fresh_cls;
+
+static __always_inline struct edt_class *cls_at(u32 idx)
+{
+	return bpf_map_lookup_elem(&cls, &idx);
+}
+
 static __always_inline struct edt_slot *pkt_at(u32 idx)
 {
 	return bpf_map_lookup_elem(&pkts, &idx);
@@ -143,34 +203,172 @@ static __always_inline const struct sock *local_sock(const struct sk_buff *skb, 
 }
 
 /*
- * The class of a local socket's packet: 1 + the entry of the nearest
- * cgroup, the socket's own or an ancestor, that has one; else 0.
+ * The entry of a local socket's packet: the one of the nearest cgroup,
+ * the socket's own or an ancestor, that has one; else NULL. One lookup a
+ * level, whatever the number of entries.
  */
-static __always_inline u32 edt_class_of(const struct sock *sk, const struct edt_cfg *cfg)
+static __always_inline const struct edt_cgroup *edt_entry_of(const struct sock *sk,
+							     const struct edt_cfg *cfg)
 {
+	struct qd_entry_key key = {};
+	const struct edt_cgroup *e;
 	const struct cgroup *cg;
-	u64 any = 0, id;
-	int d, i;
+	int d;
 
 	if (!sk)
-		return 0;
-	for (i = 0; i < EDT_CGROUPS; i++)
-		any |= cfg->cgroups[i].id;
-	if (!any)
-		return 0;
+		return NULL;
+	key.set = cfg->cgset;
+	if (!key.set)
+		return NULL;
 	cg = sk->sk_cgrp_data.cgroup;
-	/* Open-coded iterators, not bounded loops: the verifier sees each body once. */
+	/* An open-coded iterator, not a bounded loop: the verifier sees the body once. */
 	bpf_for(d, 0, EDT_CGROUP_DEPTH) {
 		if (!cg)
 			break;
-		id = cg->kn->id;
-		for (i = 0; i < EDT_CGROUPS; i++)
-			if (cfg->cgroups[i].id == id)
-				return i + 1;
+		key.id = cg->kn->id;
+		e = bpf_map_lookup_elem(&cgroups, &key);
+		if (e)
+			return e;
 		/* A cgroup's css is its first member, so the parent css is the parent. */
 		cg = bpf_rdonly_cast(cg->self.parent, bpf_core_type_id_kernel(struct cgroup));
 	}
-	return 0;
+	return NULL;
+}
+
+/* The class of cgroup id in instance slot, or 0 when it has none yet. */
+static __always_inline u32 class_find(u32 slot, u64 id)
+{
+	struct qd_entry_key key = { .set = slot, .id = id };
+	u32 *c = bpf_map_lookup_elem(&class_of, &key);
+
+	return c ? *c : 0;
+}
+
+/*
+ * A new class for cgroup id in instance slot, on the instance's list of
+ * classes: its index, or 0 when the pool has none. A global function, as
+ * the other walks of classes: called from enqueue, it keeps its own
+ * registers.
+ */
+__noinline u32 class_new(struct edt_inst *in, u32 slot, u64 id, u64 now)
+{
+	struct qd_entry_key key = { .set = slot, .id = id };
+	struct edt_class *q, *h;
+	u64 n;
+	u32 c;
+
+	if (!in)
+		return 0;
+	if (bpf_map_pop_elem(&cls_pool, &c)) {
+		n = __sync_fetch_and_add(&edt_fresh_cls, 1);
+		if (n >= qd_cap_cgroups)
+			return 0;
+		c = 1 + n;
+	}
+	q = cls_at(c);
+	if (!q)
+		return 0;
+	__builtin_memset(q, 0, sizeof(*q));
+	q->id = id;
+	q->win_start = now;
+	if (bpf_map_update_elem(&class_of, &key, &c, BPF_NOEXIST)) {
+		bpf_map_push_elem(&cls_pool, &c, 0);
+		return 0;
+	}
+	q->owner = slot + 1;
+	q->next = in->cls_head;
+	h = cls_at(in->cls_head);
+	if (h && in->cls_head)
+		h->prev = c;
+	in->cls_head = c;
+	return c;
+}
+
+/* Give class c, q, of instance slot back to the pool; it holds no packet. */
+static __always_inline void class_free(struct edt_inst *in, u32 slot, u32 c, struct edt_class *q)
+{
+	struct qd_entry_key key = { .set = slot, .id = q->id };
+	struct edt_class *o;
+
+	if ((o = cls_at(q->prev)) && q->prev)
+		o->next = q->next;
+	else
+		in->cls_head = q->next;
+	if ((o = cls_at(q->next)) && q->next)
+		o->prev = q->prev;
+	q->owner = 0;
+	bpf_map_delete_elem(&class_of, &key);
+	bpf_map_push_elem(&cls_pool, &c, 0);
+}
+
+/*
+ * Class c of instance slot, seen after its options changed: given back
+ * when its entry is gone and it holds no packet. Returns the next class of
+ * the instance's list. A global function: the walk carries only the index.
+ */
+__noinline u32 class_check(struct edt_inst *in, const struct edt_cfg *cfg, u32 slot, u32 c)
+{
+	struct qd_entry_key key = {};
+	struct edt_class *q = cls_at(c);
+	u32 next;
+
+	if (!in || !cfg || !q || !c)
+		return 0;
+	next = q->next;
+	key.set = cfg->cgset;
+	key.id = q->id;
+	if (!q->qlen && (!key.set || !bpf_map_lookup_elem(&cgroups, &key)))
+		class_free(in, slot, c, q);
+	return next;
+}
+
+/*
+ * Once after each change of the options: classes whose entry went, and
+ * that hold no packet, go back to the pool. Not per packet: it walks the
+ * instance's classes.
+ */
+static __always_inline void classes_check(struct edt_inst *in, const struct edt_cfg *cfg, u32 slot)
+{
+	u32 c = in->cls_head;
+	int i;
+
+	if (in->cgset == cfg->cgset)
+		return;
+	in->cgset = cfg->cgset;
+	bpf_for(i, 0, qd_cap_cgroups) {
+		if (!c)
+			break;
+		c = class_check(in, cfg, slot, c);
+	}
+}
+
+/* Class c, q, has its first packet: on the instance's list of classes with packets. */
+static __always_inline void class_busy(struct edt_inst *in, u32 c, struct edt_class *q)
+{
+	struct edt_class *h = cls_at(in->busy_head);
+
+	q->bnext = in->busy_head;
+	q->bprev = 0;
+	if (h && in->busy_head)
+		h->bprev = c;
+	in->busy_head = c;
+	in->busy |= 2;
+}
+
+/* Class c, q, sent its last packet. */
+static __always_inline void class_idle(struct edt_inst *in, struct edt_class *q)
+{
+	struct edt_class *o;
+
+	if ((o = cls_at(q->bprev)) && q->bprev)
+		o->bnext = q->bnext;
+	else
+		in->busy_head = q->bnext;
+	if ((o = cls_at(q->bnext)) && q->bnext)
+		o->bprev = q->bprev;
+	q->bnext = q->bprev = 0;
+	if (!in->busy_head)
+		in->busy &= ~2U;
 }
 
 /*
@@ -189,25 +387,23 @@ static __always_inline u64 cfg_min(u64 v, u64 max)
 	return v < max ? v : max;
 }
 
-/* A class's options, clamped: class 0 is the default class, c > 0 cgroup c - 1's. */
+/* A class's options, clamped. */
 struct edt_par {
 	u64 rate, ceil, burst;
 	u32 prio, weight;
 };
 
-static __always_inline void class_par(const struct edt_cfg *cfg, u32 c, struct edt_par *p)
+/*
+ * The options of a cgroup's class from its entry e; of the default class
+ * when e is NULL. A class whose entry is gone (all zero) drains unlimited.
+ */
+static __always_inline void class_par(const struct edt_cfg *cfg, const struct edt_cgroup *e,
+				      struct edt_par *p)
 {
 	u64 rate = cfg->default_rate, ceil = cfg->default_ceil, burst = 0;
-	u32 prio = cfg->default_prio, weight = cfg->default_weight, g = c - 1;
+	u32 prio = cfg->default_prio, weight = cfg->default_weight;
 
-	if (c && g < EDT_CGROUPS) {
-		/*
-		 * Masked, not only compared: clang selects between the
-		 * fields' addresses before the test, and the verifier must
-		 * see every address within cfg.
-		 */
-		const struct edt_cgroup *e = &cfg->cgroups[g & (EDT_CGROUPS - 1)];
-
+	if (e) {
 		rate = e->rate;
 		ceil = e->ceil;
 		burst = e->burst;
@@ -219,21 +415,6 @@ static __always_inline void class_par(const struct edt_cfg *cfg, u32 c, struct e
 	p->burst = cfg_min(burst ?: cfg->burst, EDT_MAX_BURST);
 	p->prio = prio < EDT_PRIOS ? prio : EDT_PRIOS - 1;
 	p->weight = weight ? cfg_min(weight, EDT_MAX_WEIGHT) : 1;
-}
-
-/*
- * The lowest set bit's number, of v != 0: the bits below it counted
- * (BPF has no such instruction, and a table would be a map that bpffs
- * cannot pin under its name).
- */
-static __always_inline u32 ctz32(u32 v)
-{
-	u32 x = (v & -v) - 1;
-
-	x -= (x >> 1) & 0x55555555;
-	x = (x & 0x33333333) + ((x >> 2) & 0x33333333);
-	x = (x + (x >> 4)) & 0x0F0F0F0F;
-	return (x * 0x01010101) >> 24;
 }
 
 /* The longest time xmit_ns answers: centuries, yet sums of a few never wrap. */
@@ -366,32 +547,44 @@ static __always_inline u64 class_done(const struct edt_class *q, const struct ed
 }
 
 /*
- * Of cgroup class c's backlog, the bytes its pace lets out from its clock
- * until t. A global function, as edt_eval.
+ * What a cgroup class whose entry is gone has: all zero, so it drains
+ * unlimited. In read-only data, not on the stack: dequeue's plain path
+ * would pay for zeroing it.
  */
-__noinline u64 class_ahead(const struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u64 now,
-			   u64 t)
+static const struct edt_cgroup edt_gone;
+
+/* The entry of cgroup class q under cfg, or &edt_gone. */
+static __always_inline const struct edt_cgroup *class_entry(const struct edt_cfg *cfg,
+							    const struct edt_class *q)
 {
-	const struct edt_class *q;
+	struct qd_entry_key key = { .set = cfg->cgset, .id = q->id };
+	const struct edt_cgroup *e = key.set ? bpf_map_lookup_elem(&cgroups, &key) : NULL;
+
+	return e ?: &edt_gone;
+}
+
+/*
+ * Of cgroup class c's backlog, the bytes its pace lets out from its clock
+ * until t, added to *more. Returns the next class with packets. A global
+ * function, as edt_eval.
+ */
+__noinline u32 class_ahead(const struct edt_cfg *cfg, u32 c, u64 now, u64 t, u64 *more)
+{
+	const struct edt_class *q = cls_at(c);
 	struct edt_par par;
 	u64 r, n, d, from;
-	u32 g;
 
-	g = c - 1;
-	if (!in || !cfg || g >= EDT_CGROUPS)
+	if (!cfg || !more || !q || !c)
 		return 0;
-	/* Masked, not only compared, and the mask kept from clang: it tests g and would index by c.
-	 */
-	barrier_var(g);
-	q = &in->classes[1 + (g & (EDT_CGROUPS - 1))];
 	if (!q->backlog)
-		return 0;
-	class_par(cfg, c, &par);
+		return q->bnext;
+	class_par(cfg, class_entry(cfg, q), &par);
 	r = class_pace(q, &par); /* ~0: no rate, all of it counts */
 	from = q->t_next > now ? q->t_next : now;
 	d = t > from ? (t - from) / 1000 : 0; /* us */
 	n = r && d < ~0ULL / r ? d * r / 1000000 : q->backlog;
-	return n < q->backlog ? n : q->backlog;
+	*more += n < q->backlog ? n : q->backlog;
+	return q->bnext;
 }
 
 /*
@@ -404,17 +597,17 @@ static __always_inline u64 edt_estimate(const struct edt_inst *in, const struct 
 					u64 now, u64 ready, u64 rate)
 {
 	u64 t = in->t_next > now ? in->t_next : now, more = 0;
-	u32 busy = in->busy & ~1U;
+	u32 c = in->busy_head;
 	int i;
 
 	if (in->classes[0].backlog)
 		t += link_xmit(in, in->classes[0].backlog, rate);
-	if (busy) {
-		bpf_for(i, 0, EDT_CGROUPS) {
-			if (!busy)
+	if (in->busy & 2) {
+		/* The classes with packets, not every entry's. */
+		bpf_for(i, 0, qd_cap_cgroups) {
+			if (!c)
 				break;
-			more += class_ahead(in, cfg, ctz32(busy), now, t);
-			busy &= busy - 1;
+			c = class_ahead(cfg, c, now, t, &more);
 		}
 		t += link_xmit(in, more, rate);
 	}
@@ -508,11 +701,14 @@ static __always_inline int edt_queue(struct sk_buff *skb, struct Qdisc *sch,
 	else
 		q->head = p;
 	q->tail = p;
+	if (!q->qlen && c)
+		class_busy(in, c, q);
 	q->qlen++;
 	q->backlog += len;
-	if (!c)
+	if (!c) {
 		q->t_last = stamp;
-	in->busy |= 1U << c;
+		in->busy |= 1;
+	}
 	sch->q.qlen++;
 	sch->qstats.backlog += len;
 	return edt_stored(skb, sch, to_free, q, ret);
@@ -540,10 +736,11 @@ static __always_inline bool edt_fast_ok(const struct sk_buff *skb, const struct 
 SEC("struct_ops/edt_enqueue")
 int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
-	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch), c;
+	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch), c = 0;
 	struct edt_inst *in = bpf_map_lookup_elem(&insts, &id);
 	struct edt_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
 	u64 now, ready, stamp, snd, delay, lag, rate;
+	const struct edt_cgroup *e;
 	struct edt_class *q = NULL;
 	struct edt_fast *f;
 	struct edt_par par;
@@ -554,15 +751,20 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	if (!in || !cfg)
 		goto drop;
 	sk = local_sock(skb, &tcp);
-	c = edt_class_of(sk, cfg);
-	if (c >= EDT_CLASSES)
-		goto drop;
-	q = &in->classes[c];
-	if (c && q->id != cfg->cgroups[c - 1].id) {
-		/* The entry went to another cgroup since: its counters start again. */
-		q->id = cfg->cgroups[c - 1].id;
-		q->bytes = q->packets = q->drops = q->borrowed = q->rate_est = 0;
+	e = edt_entry_of(sk, cfg);
+	if (e) {
+		c = class_find(id, e->id) ?: class_new(in, id, e->id, bpf_ktime_get_ns());
+		if (!c) {
+			/* Every class of the registration is taken: the capacity "cgroups". */
+			in->stats.alloc_drops++;
+			goto drop;
+		}
+		q = cls_at(c);
+	} else {
+		q = &in->classes[0];
 	}
+	if (!q)
+		goto drop;
 	if (sch->q.qlen >= cfg_min(cfg->limit, EDT_MAX_PACKETS) ||
 	    (c && q->qlen >= EDT_CGROUP_LIMIT)) {
 		in->stats.cap_drops++;
@@ -598,7 +800,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		stamp = q->t_last;
 	ready = stamp;
 	if (c) {
-		class_par(cfg, c, &par);
+		class_par(cfg, e, &par);
 		clock_bound(&q->t_next, now, q->last_len, par.rate);
 		lag = class_done(q, &par, now);
 		if (lag > ready)
@@ -640,41 +842,52 @@ static __always_inline u64 class_vt(const struct edt_inst *in, const struct edt_
 	return vt_before(q->vt, v) ? v : q->vt;
 }
 
+/* No class: edt_pick's answer when none may send. */
+#define EDT_NONE (~0U)
+
 /* What edt_pick has found so far, on dequeue's stack. */
 struct edt_pick {
 	u64 due;     /* of best */
 	u64 when;    /* the earliest time a head that is not due now will be */
 	u64 lend_vt; /* of lend */
-	u32 best;    /* a cgroup's class its rate lets go, or EDT_CLASSES */
-	u32 lend;    /* the class to lend to, or EDT_CLASSES */
+	u32 best;    /* a cgroup's class its rate lets go, or EDT_NONE */
+	u32 lend;    /* the class to lend to (0: the default class), or EDT_NONE */
 	u32 lend_prio;
 	u32 def; /* the default class's head may go */
 };
 
 /*
- * Weigh class c for edt_pick. A global function: the verifier checks it
- * once, and dequeue's loop over the busy classes carries no state of it
+ * Weigh class c (0: the default class) for edt_pick; returns the next
+ * cgroup class with packets. A global function: the verifier checks it
+ * once, and dequeue's walk of the busy classes carries no state of it
  * (6.17's verifier, which does not widen loop scalars, gave up on edt_pick
  * when the loop carried its candidates).
  */
-__noinline int edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u64 now,
+__noinline u32 edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u64 now,
 			struct edt_pick *pk)
 {
 	struct edt_class *q;
 	struct edt_slot *s;
 	struct edt_par par;
 	u64 t, tc, v, head;
+	u32 next = 0;
 
-	if (!in || !cfg || !pk || c >= EDT_CLASSES)
+	if (!in || !cfg || !pk)
 		return 0;
-	/* The test on c itself, not on what clang derives from it. */
-	barrier_var(c);
-	q = &in->classes[c];
+	if (c) {
+		q = cls_at(c);
+		if (!q)
+			return 0;
+		next = q->bnext;
+		class_par(cfg, class_entry(cfg, q), &par);
+	} else {
+		q = &in->classes[0];
+		class_par(cfg, NULL, &par);
+	}
 	s = pkt_at(q->head);
 	if (!s)
-		return 0;
+		return next;
 	head = s->time_to_send;
-	class_par(cfg, c, &par);
 	t = clock_bound(&q->t_next, now, q->last_len, par.rate);
 	if (t < head)
 		t = head;
@@ -685,7 +898,7 @@ __noinline int edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u
 			pk->due = t;
 			pk->best = c;
 		}
-		return 0;
+		return next;
 	}
 	if (par.ceil > par.rate) {
 		tc = clock_bound(&q->t_ceil, now, q->last_len, par.ceil);
@@ -703,7 +916,7 @@ __noinline int edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u
 	}
 	if (t < pk->when)
 		pk->when = t;
-	return 0;
+	return next;
 }
 
 /*
@@ -712,9 +925,9 @@ __noinline int edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u
  * does, since a cgroup gets its rate while the link has room for the sum
  * of them; else, with *borrow set, the class whose ceil lets its head go
  * at the lowest prio, and of those the one with the least virtual time.
- * EDT_CLASSES, with *when the earliest time a head is due, when none is.
- * Only the busy classes are weighed, the default class alone without a
- * loop.
+ * EDT_NONE, with *when the earliest time a head is due, when none is.
+ * Only the classes with packets are weighed, the default class alone
+ * without a walk.
  */
 static __always_inline u32 edt_pick(struct edt_inst *in, const struct edt_cfg *cfg, u64 now,
 				    u64 *when, bool *borrow)
@@ -722,32 +935,62 @@ static __always_inline u32 edt_pick(struct edt_inst *in, const struct edt_cfg *c
 	struct edt_pick pk = {
 		.due = ~0ULL,
 		.when = ~0ULL,
-		.best = EDT_CLASSES,
-		.lend = EDT_CLASSES,
+		.best = EDT_NONE,
+		.lend = EDT_NONE,
 		.lend_prio = EDT_PRIOS,
 	};
-	u32 busy = in->busy;
+	u32 c = in->busy_head;
 	int i;
 
-	if (busy == 1) {
+	if (in->busy & 1)
 		edt_eval(in, cfg, 0, now, &pk);
-	} else {
-		bpf_for(i, 0, EDT_CLASSES) {
-			if (!busy)
+	if (in->busy & 2) {
+		bpf_for(i, 0, qd_cap_cgroups) {
+			if (!c)
 				break;
-			edt_eval(in, cfg, ctz32(busy), now, &pk);
-			busy &= busy - 1;
+			c = edt_eval(in, cfg, c, now, &pk);
 		}
 	}
 	*when = pk.when;
 	*borrow = false;
-	if (pk.best < EDT_CLASSES)
+	if (pk.best != EDT_NONE)
 		return pk.best;
 	if (pk.def)
 		return 0;
-	if (pk.lend < EDT_CLASSES)
+	if (pk.lend != EDT_NONE)
 		*borrow = true;
 	return pk.lend;
+}
+
+/*
+ * What dequeue asks of edt_choose and class_sent, and they answer, on
+ * dequeue's stack: global functions take five arguments at most.
+ */
+struct edt_choice {
+	u64 now;
+	u64 when; /* with c EDT_NONE: when a head is due next, or ~0 */
+	u32 slot; /* the instance's */
+	u32 c;	  /* the class to send from (0: the default class), or EDT_NONE */
+	u32 borrow;
+	u32 len; /* of the packet it sent */
+};
+
+/*
+ * The class dequeue sends from (edt_pick), once classes a change left
+ * without entry are given back. A global function, as class_sent: the
+ * weighing keeps its registers to itself, so that dequeue's plain path,
+ * which calls neither, keeps the registers it had before classes.
+ */
+__noinline int edt_choose(struct edt_inst *in, const struct edt_cfg *cfg, struct edt_choice *ch)
+{
+	bool borrow;
+
+	if (!in || !cfg || !ch)
+		return 0;
+	classes_check(in, cfg, ch->slot);
+	ch->c = edt_pick(in, cfg, ch->now, &ch->when, &borrow);
+	ch->borrow = borrow;
+	return 0;
 }
 
 /*
@@ -789,8 +1032,12 @@ static __always_inline struct sk_buff *class_pop(struct Qdisc *sch, struct edt_i
 
 	q->head = s->next;
 	pkt_free(&in->pkt_cache, p, s);
-	if (!--q->qlen)
-		in->busy &= ~(1U << c);
+	if (!--q->qlen) {
+		if (c)
+			class_idle(in, q);
+		else
+			in->busy &= ~1U;
+	}
 	if (!skb)
 		return NULL;
 	*len = qdisc_pkt_len(skb);
@@ -827,6 +1074,64 @@ static __always_inline struct sk_buff *edt_sent(struct Qdisc *sch, struct edt_in
 	return skb;
 }
 
+/*
+ * Class ch->c's clocks and counters after its packet of ch->len bytes
+ * left, on its guarantee or borrowed. A borrowed packet is the link's, not
+ * its class's rate's: the rate's clock keeps the class's guarantee for the
+ * next one.
+ */
+__noinline int class_sent(struct edt_inst *in, const struct edt_cfg *cfg,
+			  const struct edt_choice *ch)
+{
+	const struct edt_cgroup *e = NULL;
+	struct edt_class *q;
+	struct edt_par par;
+	u64 now, v;
+	u32 len, c;
+
+	if (!in || !cfg || !ch)
+		return 0;
+	c = ch->c;
+	now = ch->now;
+	len = ch->len;
+	if (c) {
+		q = cls_at(c);
+		if (!q)
+			return 0;
+		e = class_entry(cfg, q);
+	} else {
+		q = &in->classes[0];
+	}
+	class_par(cfg, e, &par);
+	/* An unlimited class's clocks hold nothing back: they are not kept. */
+	if (!ch->borrow && par.rate != ~0ULL)
+		q->t_next = clock_after(q->t_next, now, xmit(len, par.rate), par.rate, par.burst);
+	if (par.ceil > par.rate)
+		q->t_ceil = clock_after(q->t_ceil, now, xmit(len, par.ceil), par.ceil, par.burst);
+	q->last_len = len;
+	if (ch->borrow) {
+		q->borrowed += len;
+		v = class_vt(in, q, par.prio);
+		in->vtime[par.prio & (EDT_PRIOS - 1)] = v;
+		q->vt = v + (u64)len * EDT_WEIGHT_SCALE / par.weight;
+	}
+	/* Only the cgroups' counters and rates are shown, and paced by (class_pace). */
+	if (c) {
+		q->bytes += len;
+		q->packets++;
+		q->win_bytes += len;
+		if (now - q->win_start >= RATE_WINDOW_NS) {
+			q->rate_est = q->win_bytes * NSEC_PER_SEC / (now - q->win_start);
+			q->win_start = now;
+			q->win_bytes = 0;
+		}
+		/* Its entry went while it had packets: with the last one, the class goes too. */
+		if (e == &edt_gone && !q->qlen)
+			class_free(in, ch->slot, c, q);
+	}
+	return 0;
+}
+
 /* Come back at t, with the slack the options allow. */
 static __always_inline void edt_watchdog(struct Qdisc *sch, const struct edt_cfg *cfg, u64 t)
 {
@@ -836,16 +1141,15 @@ static __always_inline void edt_watchdog(struct Qdisc *sch, const struct edt_cfg
 SEC("struct_ops/edt_dequeue")
 struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 {
+	struct edt_choice ch;
 	struct edt_inst *in;
 	struct edt_cfg *cfg;
 	struct edt_class *q;
 	struct edt_fast *f;
 	struct edt_slot *s;
 	struct sk_buff *skb;
-	u64 now, when, v, rate;
-	struct edt_par par;
 	u32 id, len = 0, c;
-	bool borrow = false;
+	u64 now, rate;
 
 	if (!sch->q.qlen)
 		return NULL;
@@ -896,50 +1200,71 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 		return edt_sent(sch, in, now, skb, len);
 	}
 
-	c = edt_pick(in, cfg, now, &when, &borrow);
-	if (c >= EDT_CLASSES) {
-		if (when != ~0ULL)
-			edt_watchdog(sch, cfg, when);
+	ch = (struct edt_choice){ .now = now, .slot = qd_slot(sch) };
+	edt_choose(in, cfg, &ch);
+	c = ch.c;
+	if (c == EDT_NONE) {
+		if (ch.when != ~0ULL)
+			edt_watchdog(sch, cfg, ch.when);
 		return NULL;
 	}
-	q = &in->classes[c];
+	q = c ? cls_at(c) : &in->classes[0];
+	if (!q)
+		return NULL;
 	s = pkt_at(q->head);
 	if (!s)
 		return NULL;
 	skb = class_pop(sch, in, q, s, c, &len);
 	if (!skb)
 		return NULL;
-
-	/*
-	 * A borrowed packet is the link's, not its class's rate's: the
-	 * rate's clock keeps the class's guarantee for the next one.
-	 */
 	link_sent(in, cfg, now, len, rate);
-	class_par(cfg, c, &par);
-	/* An unlimited class's clocks hold nothing back: they are not kept. */
-	if (!borrow && par.rate != ~0ULL)
-		q->t_next = clock_after(q->t_next, now, xmit(len, par.rate), par.rate, par.burst);
-	if (par.ceil > par.rate)
-		q->t_ceil = clock_after(q->t_ceil, now, xmit(len, par.ceil), par.ceil, par.burst);
-	q->last_len = len;
-	if (borrow) {
-		q->borrowed += len;
-		v = class_vt(in, q, par.prio);
-		in->vtime[par.prio & (EDT_PRIOS - 1)] = v;
-		q->vt = v + (u64)len * EDT_WEIGHT_SCALE / par.weight;
-	}
-	/* Only the cgroups' counters and rates are shown, and paced by (class_pace). */
-	if (c) {
-		q->bytes += len;
-		q->packets++;
-		q->win_bytes += len;
-		if (now - q->win_start >= RATE_WINDOW_NS) {
-			q->rate_est = q->win_bytes * NSEC_PER_SEC / (now - q->win_start);
-			q->win_start = now;
-			q->win_bytes = 0;
-		}
-	}
+	ch.len = len;
+	class_sent(in, cfg, &ch);
 	return edt_sent(sch, in, now, skb, len);
+}
+
+/* Free class q's packets and start its clocks anew. */
+static __always_inline void class_drain(struct edt_inst *in, struct edt_class *q)
+{
+	int i;
+
+	/* A class holds at most limit packets, and limit at most this. */
+	bpf_for(i, 0, EDT_MAX_PACKETS) {
+		struct edt_slot *s;
+		struct sk_buff *skb;
+		u32 p = q->head;
+
+		if (!q->qlen || !(s = pkt_at(p)))
+			break;
+		q->qlen--;
+		q->head = s->next;
+		skb = bpf_kptr_xchg(&s->skb, NULL);
+		if (skb)
+			bpf_kfree_skb(skb);
+		pkt_free(&in->pkt_cache, p, s);
+	}
+	q->head = 0;
+	q->tail = 0;
+	q->qlen = 0;
+	q->backlog = 0;
+	q->t_next = 0;
+	q->t_ceil = 0;
+	q->t_last = 0;
+	q->vt = 0;
+	q->last_len = 0;
+	q->bnext = 0;
+	q->bprev = 0;
+}
+
+/* Drain cgroup class c; returns the next of its instance's classes. A global function. */
+__noinline u32 class_drain_one(struct edt_inst *in, u32 c)
+{
+	struct edt_class *q = cls_at(c);
+
+	if (!in || !q || !c)
+		return 0;
+	class_drain(in, q);
+	return q->next;
 }
 
 /*
@@ -950,48 +1275,54 @@ static __noinline void edt_drain(struct edt_inst *in, u32 id)
 {
 	struct edt_fast *f = bpf_map_lookup_elem(&fast, &id);
 	struct sk_buff *skb;
-	int c, i;
+	u32 cg = in->cls_head;
+	int c;
 
 	if (f) {
 		skb = bpf_kptr_xchg(&f->skb, NULL);
 		if (skb)
 			bpf_kfree_skb(skb);
 	}
-
-	bpf_for(c, 0, EDT_CLASSES) {
-		struct edt_class *q = &in->classes[c];
-
-		/* A class holds at most limit packets, and limit at most this. */
-		bpf_for(i, 0, EDT_MAX_PACKETS) {
-			struct edt_slot *s;
-			struct sk_buff *skb;
-			u32 p = q->head;
-
-			if (!q->qlen || !(s = pkt_at(p)))
-				break;
-			q->qlen--;
-			q->head = s->next;
-			skb = bpf_kptr_xchg(&s->skb, NULL);
-			if (skb)
-				bpf_kfree_skb(skb);
-			pkt_free(&in->pkt_cache, p, s);
-		}
-		q->head = 0;
-		q->tail = 0;
-		q->qlen = 0;
-		q->backlog = 0;
-		q->t_next = 0;
-		q->t_ceil = 0;
-		q->t_last = 0;
-		q->vt = 0;
-		q->last_len = 0;
+	class_drain(in, &in->classes[0]);
+	bpf_for(c, 0, qd_cap_cgroups) {
+		if (!cg)
+			break;
+		cg = class_drain_one(in, cg);
 	}
+	in->busy_head = 0;
 	pkt_return(&in->pkt_cache);
 	bpf_for(c, 0, EDT_PRIOS)
 		in->vtime[c & (EDT_PRIOS - 1)] = 0;
 	in->busy = 0;
 	in->t_next = 0;
 	in->last_len = 0;
+}
+
+/* Give cgroup class c of instance slot back; returns the next of the instance's. */
+__noinline u32 class_release(struct edt_inst *in, u32 slot, u32 c)
+{
+	struct edt_class *q = cls_at(c);
+	u32 next;
+
+	if (!in || !q || !c)
+		return 0;
+	next = q->next;
+	class_free(in, slot, c, q);
+	return next;
+}
+
+/* .destroy, after the drain: every class of the instance goes back to the pool. */
+static __noinline void edt_release(struct edt_inst *in, u32 id)
+{
+	u32 c = in->cls_head;
+	int i;
+
+	bpf_for(i, 0, qd_cap_cgroups) {
+		if (!c)
+			break;
+		c = class_release(in, id, c);
+	}
+	in->cls_head = 0;
 }
 
 SEC("struct_ops/edt_init")
@@ -1010,15 +1341,17 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
 	if (!in)
 		return -ENOSPC;
 	__builtin_memset(&in->stats, 0, sizeof(in->stats));
-	/* One class at a time: all of them at once is past what clang inlines for BPF. */
-	bpf_for(i, 0, EDT_CLASSES)
-		__builtin_memset(&in->classes[i], 0, sizeof(in->classes[0]));
+	__builtin_memset(&in->classes[0], 0, sizeof(in->classes[0]));
 	/* An iterator: clang makes a loop of stores a memset, too long for BPF. */
 	bpf_for(i, 0, EDT_PRIOS)
 		in->vtime[i & (EDT_PRIOS - 1)] = 0;
 	/* The slot's last owner gave everything back in its .destroy. */
 	__builtin_memset(&in->pkt_cache, 0, sizeof(in->pkt_cache));
 	in->busy = 0;
+	/* The slot's last owner gave its classes back in its .destroy. */
+	in->cls_head = 0;
+	in->busy_head = 0;
+	in->cgset = 0;
 	in->t_next = 0;
 	in->last_len = 0;
 	in->inv_rate = 0;
@@ -1042,10 +1375,12 @@ int edt_ce_mark(struct __sk_buff *ctx)
 	const struct Qdisc *q = dev->qdisc;
 	struct qd_inst_hdr *h;
 	struct edt_inst *in;
+	const struct edt_cgroup *e;
+	struct edt_class *cq;
 	struct edt_cfg *cfg;
 	u64 now, ready;
 	bool tcp;
-	u32 id, c;
+	u32 id;
 
 	/* Most packets cannot be marked: they cost this test only. */
 	if (!q || !qd_maybe_ect(ctx, skb))
@@ -1060,12 +1395,13 @@ int edt_ce_mark(struct __sk_buff *ctx)
 		return TC_ACT_OK;
 	now = bpf_ktime_get_ns();
 	ready = now;
-	c = edt_class_of(local_sock(skb, &tcp), cfg);
-	if (c && c < EDT_CLASSES) {
+	e = edt_entry_of(local_sock(skb, &tcp), cfg);
+	/* A cgroup's first packet finds no class yet: nothing of it is queued. */
+	if (e && (cq = cls_at(class_find(id, e->id))) && cq->owner == id + 1) {
 		struct edt_par par;
 
-		class_par(cfg, c, &par);
-		ready = class_done(&in->classes[c], &par, now);
+		class_par(cfg, e, &par);
+		ready = class_done(cq, &par, now);
 	}
 	if (edt_estimate(in, cfg, now, ready, cfg_rate(cfg->rate)) >
 		    now + cfg_min(cfg->ce_threshold, EDT_MAX_HORIZON) &&
@@ -1074,4 +1410,4 @@ int edt_ce_mark(struct __sk_buff *ctx)
 	return TC_ACT_OK;
 }
 
-QD_QDISC_OPS(edt, struct edt_inst);
+QD_QDISC_OPS_RELEASE(edt, struct edt_inst);

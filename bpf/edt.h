@@ -3,13 +3,24 @@
 #ifndef QDISCCTL_BPF_EDT_H
 #define QDISCCTL_BPF_EDT_H
 
-#define EDT_CGROUPS 8 /* cgroups with their own rate, per instance */
+/*
+ * Cgroup entries an instance takes at most: the most qdiscctl's option
+ * buffer holds. The program has no such bound: entries and their classes
+ * live in maps of the registration (the capacity "cgroups").
+ */
+#define EDT_CGROUPS 1024
+/*
+ * Entries and cgroup classes of a registration, all instances together
+ * (the capacity "cgroups"), by default: a node's pods under one qdisc,
+ * with room for a change to write them anew beside the old ones.
+ */
+#define EDT_DEF_CGROUPS 4096
 /*
  * Packets one cgroup's class may queue, so that the blocked senders of a
  * slow cgroup cannot take all of `limit` from everyone else.
  */
 #define EDT_CGROUP_LIMIT 4096
-#define EDT_CLASSES	 (1 + EDT_CGROUPS) /* class 0: every other packet */
+#define EDT_CLASSES	 1 /* in the instance: class 0, every packet of no entry */
 /*
  * Packet slots shared by every instance of a registration (the capacity
  * "packets"): by default six instances at the default limit of 10,000 at
@@ -64,8 +75,22 @@ struct edt_cfg {
 			     */
 	__u64 default_ceil; /* 0: default_rate */
 	__u32 default_weight;
+	/*
+	 * The cgroup entries: the set of the "cgroups" map keyed by this
+	 * number (0: none), written anew by every change.
+	 */
+	__u32 cgset;
+	__u32 ncgroups;
 	__u32 pad;
-	struct edt_cgroup cgroups[EDT_CGROUPS]; /* entry i is class i + 1 */
+};
+
+/*
+ * The options as qdiscctl parses and prints them: the cfgs value, then
+ * the entries, which go to the maps.
+ */
+struct edt_opts {
+	struct edt_cfg cfg;
+	struct edt_cgroup cgroups[EDT_CGROUPS];
 };
 
 struct edt_stats {
@@ -83,7 +108,7 @@ struct edt_stats {
  * pool linked by index), its clock, its counters.
  */
 struct edt_class {
-	__u64 id;      /* the cgroup these counters are for (cgroups[i].id when counted) */
+	__u64 id;      /* the cgroup these counters are for */
 	__u64 bytes;   /* sent */
 	__u64 packets; /* sent */
 	__u64 drops;
@@ -100,6 +125,12 @@ struct edt_class {
 	__u32 head, tail; /* slots of the pool; 0: empty */
 	__u32 qlen;
 	__u32 last_len; /* of the packet that last advanced t_next and t_ceil */
+	/* A cgroup's class: its place in the class pool and on its instance's lists. */
+	__u32 owner;	    /* the instance's slot + 1; 0: free */
+	__u32 next;	    /* on the instance's list of its classes, or the free chain */
+	__u32 prev;	    /* on that list */
+	__u32 bnext, bprev; /* on the list of its classes with packets */
+	__u32 pad;
 };
 
 struct edt_inst {
@@ -112,9 +143,13 @@ struct edt_inst {
 	__u64 inv_rate;			/* the rate inv is for */
 	__u64 inv;			/* NSEC_PER_SEC << 32 / inv_rate; 0: divide */
 	__u64 seen;			/* the clock as last read under the qdisc's lock */
-	__u32 busy;			/* bit c: class c has packets queued */
+	__u32 busy;			/* bit 0: class 0 has packets queued; bit 1: a cgroup's */
 	__u32 last_len;			/* of the packet that last advanced t_next */
 	struct qd_pool_cache pkt_cache; /* free packet slots this instance holds */
+	__u32 cls_head;			/* its cgroups' classes, in the class pool */
+	__u32 busy_head;		/* those with packets */
+	__u32 cgset;			/* cfg's cgset when its classes were last checked */
+	__u32 pad;
 	struct edt_class classes[EDT_CLASSES];
 };
 

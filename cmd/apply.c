@@ -199,9 +199,8 @@ static int plan_default(struct run *r, const struct qd_stmt *st, struct step *s)
 	if (k == st->kind && !qd_reg_open_id(cur, &reg)) {
 		/* The options every instance the kernel makes of it starts with. */
 		_Alignas(uint64_t) char cfg[QD_CFG_MAX];
-		struct qd_place zero = {};
 
-		if (!bpf_map_lookup_elem(reg.pending_fd, &zero, cfg))
+		if (!qd_reg_defaults(&reg, cfg))
 			n = qd_kind_diff(k, cfg, st->cfg, s->plan.desc, sizeof(s->plan.desc),
 					 s->plan.words, sizeof(s->plan.words));
 		qd_reg_close(&reg);

@@ -41,7 +41,6 @@ static int show_default(void)
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "default_qdisc", "%s ", k ? k->id : cur);
 	if (k) {
-		struct qd_place zero = {};
 		_Alignas(uint64_t) char cfg[QD_CFG_MAX];
 		struct qd_reg r;
 
@@ -50,7 +49,7 @@ static int show_default(void)
 			print_string(PRINT_ANY, "version", "version %s ", cur);
 		/* The options every instance the kernel makes of it starts with. */
 		if (!qd_reg_open_id(cur, &r)) {
-			if (!bpf_map_lookup_elem(r.pending_fd, &zero, cfg)) {
+			if (!qd_reg_defaults(&r, cfg)) {
 				open_json_object("options");
 				qd_kind_print(k, cfg);
 				close_json_object();

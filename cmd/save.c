@@ -134,7 +134,6 @@ static int save_default(const struct qd_sysctl_env *env)
 {
 	char cur[QD_SYSCTL_TEXT];
 	const struct qd_kind *k;
-	struct qd_place zero = {};
 	struct qd_reg reg;
 	int ret = 0;
 
@@ -142,7 +141,7 @@ static int save_default(const struct qd_sysctl_env *env)
 	    !(k = qd_reg_kind(cur)) || qd_reg_open_id(cur, &reg))
 		return 0;
 	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
-	if (!bpf_map_lookup_elem(reg.pending_fd, &zero, cfg)) {
+	if (!qd_reg_defaults(&reg, cfg)) {
 		printf("default");
 		ret = print_instance(k, cfg, "default") ? 0 : QD_EXIT_FAIL;
 	}

@@ -76,9 +76,9 @@ static void print_xstats(const struct qdisc_info *qi, void *data)
 	if (!k || (!k->stats && !k->table && !k->rows) ||
 	    !(reg = qd_lookup_read(&ctx->lk, q, &id, &inst, cfg)))
 		return;
-	qd_kind_print_stats(reg->kind, inst, reg->inst_size, qd_inst_now());
-	qd_kind_print_rows(reg->kind, cfg, inst, reg->inst_size);
-	qd_kind_print_table(reg->kind, inst, reg->inst_size, cfg);
+	qd_kind_print_stats(reg->kind, inst, reg->inst_len, qd_inst_now());
+	qd_kind_print_rows(reg->kind, cfg, inst, reg->inst_len);
+	qd_kind_print_table(reg->kind, inst, reg->inst_len, cfg);
 	free(inst);
 }
 

@@ -182,7 +182,9 @@ int qd_new_instance(struct rtnl *rt, const struct qdisc_spec *s, const struct qd
 	}
 	err = qd_reg_set_pending(reg, place, cfg);
 	if (err) {
-		qd_err("cannot hand the options to %s: %s", reg->id, strerror(-err));
+		/* Beyond the registration's capacity is said where it is found. */
+		if (err != -ERANGE)
+			qd_err("cannot hand the options to %s: %s", reg->id, strerror(-err));
 		return QD_EXIT_FAIL;
 	}
 	qd_test_kill(QD_KILL_PENDING);
@@ -306,7 +308,7 @@ const struct qd_reg *qd_lookup_read(struct qd_lookup *l, const struct qdisc_info
 	if (!(reg = qd_lookup_instance(l, qi, id)) || qd_reg_cfg(reg, *id, cfg))
 		return NULL;
 	/* Sized by the pinned map, which open_pinned bounds: not for the stack. */
-	if (!(*inst = malloc(reg->inst_size)) || qd_reg_inst(reg, *id, *inst)) {
+	if (!(*inst = malloc(reg->inst_len)) || qd_reg_inst(reg, *id, cfg, *inst)) {
 		free(*inst);
 		*inst = NULL;
 		return NULL;

@@ -84,7 +84,7 @@ const char *qd_lookup_dev(const struct qd_lookup *l, const struct qdisc_info *qi
 const struct qd_reg *qd_lookup_instance(struct qd_lookup *l, const struct qdisc_info *qi,
 					uint32_t *id);
 /*
- * The same (its slot into *id), with the instance's "insts" value (malloc'd, reg->inst_size
+ * The same (its slot into *id), with the instance's "insts" value (malloc'd, reg->inst_len
  * bytes, into *inst) and options (QD_CFG_MAX bytes at cfg) read: its
  * registration, or NULL when qi is none of qdiscctl's or cannot be read.
  */

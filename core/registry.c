@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -17,6 +18,12 @@
 #include "lib/common.h"
 
 static const char *const base_maps[] = { "slots", "insts", "cfgs", "pending" };
+
+/* Bytes of k's options that cfgs and pending hold; entries (qd_kind.entries) follow. */
+static size_t cfg_map_size(const struct qd_kind *k)
+{
+	return k->cfg_map_size ?: k->cfg_size;
+}
 
 /* The largest "insts" value qdiscctl reads: every kind's is far smaller. */
 #define QD_INST_MAX 65536
@@ -101,6 +108,14 @@ int qd_reg_open_pinned(struct qd_reg *r)
 	if (err)
 		return err;
 	r->cfg_size = info.value_size;
+	r->inst_len = r->inst_size;
+	if (r->kind && r->kind->rows && r->kind->rows->index_map) {
+		const struct qd_stat_rows *rows = r->kind->rows;
+		const struct qd_opt *o = qd_kind_named(r->kind, rows->opt);
+
+		r->inst_len = (rows->off > r->inst_size ? rows->off : r->inst_size) +
+			      (o ? o->count : 0) * rows->stride;
+	}
 	/* The kernel lays an mmapable array's values out one after another from offset 0. */
 	r->holders_len = (size_t)r->slots * sizeof(struct qd_inst_hdr);
 	p = mmap(NULL, r->holders_len, PROT_READ, MAP_SHARED, r->slots_fd, 0);
@@ -118,7 +133,7 @@ int qd_reg_open_pinned(struct qd_reg *r)
  */
 int qd_reg_cfg_fits(const struct qd_reg *r)
 {
-	return r->kind && r->cfg_size == r->kind->cfg_size ? 0 : -EINVAL;
+	return r->kind && r->cfg_size == cfg_map_size(r->kind) ? 0 : -EINVAL;
 }
 
 /*
@@ -227,13 +242,6 @@ int qd_reg_memory(const struct qd_reg *r, uint64_t *bytes, unsigned int *maps)
 	}
 	closedir(d);
 	return 0;
-}
-
-int qd_reg_set_defaults(const struct qd_reg *r, const void *cfg)
-{
-	struct qd_place zero = {};
-
-	return qd_reg_set_pending(r, &zero, cfg);
 }
 
 void qd_reg_init(struct qd_reg *r, const struct qd_kind *k)
@@ -386,15 +394,283 @@ int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t h
 	return -ENOENT;
 }
 
+/* --- entries kept in maps of their own (qd_kind.entries) ------------------ */
+
+/* The entries' option and its two maps, opened: fds -1 when the kind has none. */
+struct ents {
+	const struct qd_entries *e;
+	const struct qd_opt *o;
+	int map_fd, list_fd;
+};
+
+static uint32_t cfg_u32(const void *cfg, unsigned int off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)cfg + off, sizeof(v));
+	return v;
+}
+
+static void cfg_set_u32(void *cfg, unsigned int off, uint32_t v)
+{
+	memcpy((char *)cfg + off, &v, sizeof(v));
+}
+
+static void ents_close(struct ents *x)
+{
+	if (x->map_fd >= 0)
+		close(x->map_fd);
+	if (x->list_fd >= 0)
+		close(x->list_fd);
+	x->map_fd = x->list_fd = -1;
+}
+
+/*
+ * Open r's entry maps: 0 (x->o NULL when the kind keeps none apart), or
+ * -errno; maps whose values are not the option's entries are not used.
+ */
+static int ents_open(const struct qd_reg *r, struct ents *x)
+{
+	uint32_t vs1 = 0, vs2 = 0;
+
+	memset(x, 0, sizeof(*x));
+	x->map_fd = x->list_fd = -1;
+	x->e = r->kind ? r->kind->entries : NULL;
+	if (!x->e)
+		return 0;
+	x->o = qd_kind_named(r->kind, x->e->opt);
+	if (!x->o)
+		return -EINVAL;
+	x->map_fd = qd_reg_map(r, x->e->map, &vs1);
+	x->list_fd = qd_reg_map(r, x->e->list_map, &vs2);
+	if (x->map_fd < 0 || x->list_fd < 0 || vs1 != x->o->width || vs2 != x->o->width) {
+		int err = x->map_fd < 0 ? x->map_fd : x->list_fd < 0 ? x->list_fd : -EINVAL;
+
+		ents_close(x);
+		return err;
+	}
+	return 0;
+}
+
+/* Entry i of the option in cfg. */
+static char *ent_at(const struct ents *x, const void *cfg, unsigned int i)
+{
+	return (char *)cfg + x->o->off + (size_t)i * x->o->width;
+}
+
+static uint64_t ent_id(const struct ents *x, const void *cfg, unsigned int i)
+{
+	uint64_t id;
+
+	memcpy(&id, ent_at(x, cfg, i), sizeof(id));
+	return id;
+}
+
+/* cfg's entries from the set its map part names, after that part. */
+static int ents_load(const struct qd_reg *r, void *cfg)
+{
+	size_t ms = cfg_map_size(r->kind);
+	uint32_t set, n;
+	struct ents x;
+	int err;
+
+	memset((char *)cfg + ms, 0, r->kind->cfg_size - ms);
+	err = ents_open(r, &x);
+	if (err || !x.o)
+		return err;
+	set = cfg_u32(cfg, x.e->set_off);
+	n = cfg_u32(cfg, x.e->count_off);
+	/* Read back from a map: no more than the buffer holds. */
+	if (n > x.o->count)
+		n = x.o->count;
+	for (uint32_t i = 0; set && i < n; i++) {
+		struct qd_entry_pos pos = { .set = set, .i = i };
+
+		if (bpf_map_lookup_elem(x.list_fd, &pos, ent_at(&x, cfg, i))) {
+			err = -errno;
+			break;
+		}
+	}
+	ents_close(&x);
+	return err;
+}
+
+/* Delete what set has in both maps, from its first n entries (ids of cfg's). */
+static void ents_drop(const struct ents *x, const void *cfg, uint32_t set, unsigned int n)
+{
+	for (unsigned int i = 0, k = 0; i < x->o->count && k < n; i++) {
+		struct qd_entry_key key = { .set = set, .id = ent_id(x, cfg, i) };
+		struct qd_entry_pos pos = { .set = set, .i = k };
+
+		if (!key.id)
+			continue;
+		bpf_map_delete_elem(x->map_fd, &key);
+		bpf_map_delete_elem(x->list_fd, &pos);
+		k++;
+	}
+}
+
+/*
+ * Write cfg's entries to both maps as a new set and name it, with their
+ * count, in cfg: 0, or -errno; -ERANGE, said, when the maps are full
+ * (nothing of the set is left then).
+ */
+static int ents_store(const struct qd_reg *r, void *cfg)
+{
+	uint32_t set = 0, n = 0;
+	struct ents x;
+	int err = ents_open(r, &x);
+
+	if (err || !x.o)
+		return err;
+	for (unsigned int i = 0; i < x.o->count; i++)
+		n += !!ent_id(&x, cfg, i);
+	while (n && !set) {
+		struct qd_entry_pos pos = { .i = 0 };
+		char v[QD_CGROUP_ENTRY_MAX];
+
+		if (getrandom(&pos.set, sizeof(pos.set), 0) != sizeof(pos.set)) {
+			err = -errno;
+			goto out;
+		}
+		if (pos.set && bpf_map_lookup_elem(x.list_fd, &pos, v) && errno == ENOENT)
+			set = pos.set;
+	}
+	for (unsigned int i = 0, k = 0; i < x.o->count && !err; i++) {
+		struct qd_entry_key key = { .set = set, .id = ent_id(&x, cfg, i) };
+		struct qd_entry_pos pos = { .set = set, .i = k };
+
+		if (!key.id)
+			continue;
+		if (bpf_map_update_elem(x.map_fd, &key, ent_at(&x, cfg, i), BPF_NOEXIST) ||
+		    bpf_map_update_elem(x.list_fd, &pos, ent_at(&x, cfg, i), BPF_NOEXIST)) {
+			err = -errno;
+			ents_drop(&x, cfg, set, k + 1);
+			break;
+		}
+		k++;
+	}
+	if (err == -E2BIG || err == -ENOMEM) {
+		qd_err("%s: %u %s entries are more than %s has room for (its capacity %s, shared "
+		       "by its instances); -C %s=N makes a registration with more",
+		       r->kind->name, n, x.o->name, r->id, x.e->cap, x.e->cap);
+		err = -ERANGE;
+	}
+	if (!err) {
+		cfg_set_u32(cfg, x.e->set_off, set);
+		cfg_set_u32(cfg, x.e->count_off, n);
+	}
+out:
+	ents_close(&x);
+	return err;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Delete every key of map fd (keys of key_size bytes, whose first __u32
+ * is a set) whose set is not among the n sorted in used.
+ */
+static void ents_sweep(int fd, size_t key_size, const uint32_t *used, size_t n)
+{
+	char key[sizeof(struct qd_entry_key)], *dead = NULL;
+	int ndead = 0, max = 0;
+	const void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, key)) {
+		uint32_t set;
+
+		memcpy(&set, key, sizeof(set));
+		prev = key;
+		if (bsearch(&set, used, n, sizeof(*used), cmp_u32))
+			continue;
+		/* Deleting as it walks would send the walk back to the start. */
+		if (qd_grow(&dead, &max, ndead, key_size, 64))
+			break;
+		memcpy(dead + (size_t)ndead++ * key_size, key, key_size);
+	}
+	for (int i = 0; i < ndead; i++)
+		bpf_map_delete_elem(fd, dead + (size_t)i * key_size);
+	free(dead);
+}
+
+/*
+ * Delete the sets of entries no options name: not pending, and not of an
+ * instance. Pending options are read first: .init moves an instance's
+ * from there to its slot, never the other way.
+ */
+static void ents_gc(const struct qd_reg *r)
+{
+	size_t ms = cfg_map_size(r->kind);
+	uint32_t *used = NULL;
+	int n = 0, max = 0;
+	struct qd_place prev, key;
+	struct qd_insts l;
+	struct ents x;
+	char *cfg;
+	bool first = true;
+
+	if (ents_open(r, &x) || !x.o)
+		return;
+	cfg = malloc(ms);
+	if (!cfg || qd_reg_list(r, &l))
+		goto out;
+	while (!bpf_map_get_next_key(r->pending_fd, first ? NULL : &prev, &key)) {
+		first = false;
+		prev = key;
+		if (!bpf_map_lookup_elem(r->pending_fd, &key, cfg) &&
+		    !qd_grow(&used, &max, n, sizeof(*used), 64))
+			used[n++] = cfg_u32(cfg, x.e->set_off);
+	}
+	for (int i = 0; i < l.n; i++)
+		if (!bpf_map_lookup_elem(r->cfgs_fd, &l.ids[i], cfg) &&
+		    !qd_grow(&used, &max, n, sizeof(*used), 64))
+			used[n++] = cfg_u32(cfg, x.e->set_off);
+	qd_insts_free(&l);
+	qsort(used, n, sizeof(*used), cmp_u32);
+	ents_sweep(x.map_fd, sizeof(struct qd_entry_key), used, n);
+	ents_sweep(x.list_fd, sizeof(struct qd_entry_pos), used, n);
+out:
+	free(used);
+	free(cfg);
+	ents_close(&x);
+}
+
+/* A copy of cfg, its entries written as a new set it names: malloc'd, or NULL (said). */
+static void *cfg_with_set(const struct qd_reg *r, const void *cfg, int *err)
+{
+	void *c = malloc(r->kind->cfg_size);
+
+	if (!c) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	memcpy(c, cfg, r->kind->cfg_size);
+	*err = ents_store(r, c);
+	if (*err) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
 int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg)
 {
-	return qd_reg_cfg_fits(r) ?: bpf_map_lookup_elem(r->cfgs_fd, &id, cfg) ? -errno : 0;
+	return qd_reg_cfg_fits(r)
+		       ?: bpf_map_lookup_elem(r->cfgs_fd, &id, cfg) ? -errno
+								    : ents_load(r, cfg);
 }
 
 int qd_reg_set_cfg(struct qd_reg *r, uint32_t id, const void *cfg)
 {
 	const struct qd_opt *o;
 	int err = qd_reg_cfg_fits(r) ?: qd_reg_caps(r);
+	void *c;
 
 	if (err)
 		return err;
@@ -408,13 +684,60 @@ int qd_reg_set_cfg(struct qd_reg *r, uint32_t id, const void *cfg)
 		       o->cap, r->cap[i]);
 		return -ERANGE;
 	}
+	/* Entries first: the options that name them come after. */
+	c = cfg_with_set(r, cfg, &err);
+	if (!c)
+		return err;
 	/* The program reads its cfgs slot on every packet: no restart needed. */
-	return bpf_map_update_elem(r->cfgs_fd, &id, cfg, BPF_EXIST) ? -errno : 0;
+	err = bpf_map_update_elem(r->cfgs_fd, &id, c, BPF_EXIST) ? -errno : 0;
+	free(c);
+	ents_gc(r);
+	return err;
 }
 
-int qd_reg_inst(const struct qd_reg *r, uint32_t id, void *buf)
+/* The rows of the entries in cfg that r's kind keeps apart, into buf from rows->off. */
+static int inst_rows(const struct qd_reg *r, uint32_t id, const void *cfg, char *buf)
 {
-	return bpf_map_lookup_elem(r->insts_fd, &id, buf) ? -errno : 0;
+	const struct qd_stat_rows *rows = r->kind ? r->kind->rows : NULL;
+	uint32_t vs1 = 0, vs2 = 0;
+	const struct qd_opt *o;
+	int ifd, tfd, err = 0;
+
+	if (!rows || !rows->index_map || !(o = qd_kind_named(r->kind, rows->opt)))
+		return 0;
+	memset(buf + r->inst_size, 0, r->inst_len - r->inst_size);
+	ifd = qd_reg_map(r, rows->index_map, &vs1);
+	tfd = qd_reg_map(r, rows->table, &vs2);
+	if (ifd < 0 || tfd < 0 || vs1 != sizeof(uint32_t) || vs2 != rows->stride) {
+		err = ifd < 0 ? ifd : tfd < 0 ? tfd : -EINVAL;
+		goto out;
+	}
+	for (unsigned int i = 0; i < o->count; i++) {
+		struct qd_entry_key key = { .set = id };
+		char *row = buf + rows->off + (size_t)i * rows->stride;
+		uint32_t idx, owner;
+
+		memcpy(&key.id, (const char *)cfg + o->off + (size_t)i * o->width, sizeof(key.id));
+		if (!key.id || bpf_map_lookup_elem(ifd, &key, &idx) ||
+		    bpf_map_lookup_elem(tfd, &idx, row))
+			continue;
+		/* The class may have gone and come back as another's since: then it has not
+		 * counted. */
+		memcpy(&owner, row + rows->owner_off, sizeof(owner));
+		if (owner != id + 1)
+			memset(row, 0, rows->stride);
+	}
+out:
+	if (ifd >= 0)
+		close(ifd);
+	if (tfd >= 0)
+		close(tfd);
+	return err;
+}
+
+int qd_reg_inst(const struct qd_reg *r, uint32_t id, const void *cfg, void *buf)
+{
+	return bpf_map_lookup_elem(r->insts_fd, &id, buf) ? -errno : inst_rows(r, id, cfg, buf);
 }
 
 int qd_reg_map(const struct qd_reg *r, const char *name, uint32_t *value_size)
@@ -439,13 +762,42 @@ int qd_reg_map(const struct qd_reg *r, const char *name, uint32_t *value_size)
 
 int qd_reg_set_pending(const struct qd_reg *r, const struct qd_place *place, const void *cfg)
 {
+	int err = qd_reg_cfg_fits(r);
+	void *c;
+
+	if (err)
+		return err;
+	/* The entries' set first: the options that name it come after. */
+	c = cfg_with_set(r, cfg, &err);
+	if (!c)
+		return err;
 	/* pending holds what cfgs holds: .init copies one into the other. */
-	return qd_reg_cfg_fits(r)
-		       ?: bpf_map_update_elem(r->pending_fd, place, cfg, BPF_ANY) ? -errno
-										  : 0;
+	err = bpf_map_update_elem(r->pending_fd, place, c, BPF_ANY) ? -errno : 0;
+	free(c);
+	return err;
 }
 
 void qd_reg_clear_pending(const struct qd_reg *r, const struct qd_place *place)
 {
 	bpf_map_delete_elem(r->pending_fd, place);
+	ents_gc(r);
+}
+
+int qd_reg_set_defaults(const struct qd_reg *r, const void *cfg)
+{
+	struct qd_place zero = {};
+	int err = qd_reg_set_pending(r, &zero, cfg);
+
+	/* The defaults' entries before these. */
+	ents_gc(r);
+	return err;
+}
+
+int qd_reg_defaults(const struct qd_reg *r, void *cfg)
+{
+	struct qd_place zero = {};
+
+	return qd_reg_cfg_fits(r)
+		       ?: bpf_map_lookup_elem(r->pending_fd, &zero, cfg) ? -errno
+									 : ents_load(r, cfg);
 }

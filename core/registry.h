@@ -36,8 +36,10 @@ struct qd_reg {
 	const volatile struct qd_inst_hdr *holders;
 	size_t holders_len; /* bytes mapped */
 	uint32_t inst_size; /* value size of insts: the kind's state */
-	uint32_t slots;	    /* instance slots: the entries of slots, insts and cfgs */
-	uint32_t cfg_size;  /* value size of cfgs (and pending) */
+	/* Bytes of an instance as qd_reg_inst reads it: insts', then rows kept apart. */
+	uint32_t inst_len;
+	uint32_t slots;	   /* instance slots: the entries of slots, insts and cfgs */
+	uint32_t cfg_size; /* value size of cfgs (and pending) */
 	/*
 	 * Capacities (QD_CAP_INSTANCES, then the kind's): what a new
 	 * registration is made with; read back by qd_reg_caps.
@@ -81,8 +83,12 @@ int qd_reg_find(const struct qd_reg *r, const struct qd_place *place, uint32_t h
 int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg);
 /* Refuses (-ERANGE, said) options beyond the registration's capacities. */
 int qd_reg_set_cfg(struct qd_reg *r, uint32_t id, const void *cfg);
-/* The "insts" value of slot id, r->inst_size bytes: header, counters, state. */
-int qd_reg_inst(const struct qd_reg *r, uint32_t id, void *buf);
+/*
+ * The "insts" value of slot id (header, counters, state), then the rows
+ * of the entries in its options cfg that the kind keeps apart: r->inst_len
+ * bytes.
+ */
+int qd_reg_inst(const struct qd_reg *r, uint32_t id, const void *cfg, void *buf);
 /* Open one of the kind's own pinned maps (qd_kind.maps): an fd, or -errno. */
 int qd_reg_map(const struct qd_reg *r, const char *name, uint32_t *value_size);
 
@@ -92,6 +98,8 @@ void qd_reg_clear_pending(const struct qd_reg *r, const struct qd_place *place);
 
 /* Rewrite the options instances made by others (tc, default_qdisc, mq) get. */
 int qd_reg_set_defaults(const struct qd_reg *r, const void *cfg);
+/* Read them: 0, or -errno (-ENOENT: none written). */
+int qd_reg_defaults(const struct qd_reg *r, void *cfg);
 
 /* --- for core/ only ----------------------------------------------------- */
 

@@ -54,7 +54,7 @@ static int take_one(const struct qdisc_info *qi, void *data)
 			return 0;
 		}
 		memcpy(q->cfg, cfg, k->cfg_size);
-		q->nsamples = qd_kind_samples(k, inst, reg->inst_size, cfg, s->at, q->samples);
+		q->nsamples = qd_kind_samples(k, inst, reg->inst_len, cfg, s->at, q->samples);
 		free(inst);
 	}
 	s->n++;

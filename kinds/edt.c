@@ -17,7 +17,7 @@
 
 static const char *const edt_backpressure[] = { "nobackpressure", "backpressure", NULL };
 
-#define OPT(f) .off = offsetof(struct edt_cfg, f), .width = sizeof(((struct edt_cfg *)0)->f)
+#define OPT(f) .off = offsetof(struct edt_opts, cfg.f), .width = sizeof(((struct edt_cfg *)0)->f)
 
 _Static_assert(sizeof(struct edt_cgroup) <= QD_CGROUP_ENTRY_MAX &&
 		       offsetof(struct edt_cgroup, rate) == offsetof(struct qd_cgroup_val, val),
@@ -182,7 +182,7 @@ static const struct qd_opt edt_opts[] = {
 	{
 		.name = "cgroup",
 		.type = QD_OPT_CGROUPS,
-		.off = offsetof(struct edt_cfg, cgroups),
+		.off = offsetof(struct edt_opts, cgroups),
 		.width = sizeof(struct edt_cgroup),
 		.count = EDT_CGROUPS,
 		.sub = "rate",
@@ -193,7 +193,7 @@ static const struct qd_opt edt_opts[] = {
 		.fields = edt_cgroup_fields,
 		.metavar = "PATH rate RATE [ceil RATE] [prio NUMBER] [weight NUMBER] [burst BYTES]",
 		.help = "packets of local sockets in cgroup PATH or below it are guaranteed RATE, "
-			"and leave at most at RATE, or at ceil borrowing (8 cgroups at most)",
+			"and leave at most at RATE, or at ceil borrowing (1024 cgroups at most)",
 	},
 	{
 		.name = "timer_slack",
@@ -247,30 +247,51 @@ static const struct qd_stat edt_row_stats[] = {
 	{}
 };
 
-/* Class 0 is everything else: the cgroups' rows start at class 1. */
+/* The cgroups' classes are in the registration's class pool, after the instance. */
 static const struct qd_stat_rows edt_rows = {
 	.name = "cgroups",
 	.opt = "cgroup",
-	.off = offsetof(struct edt_inst, classes[1]),
+	.off = sizeof(struct edt_inst),
 	.stride = sizeof(struct edt_class),
 	.key_off = offsetof(struct edt_class, id),
 	.stats = edt_row_stats,
+	.index_map = "class_of",
+	.table = "cls",
+	.owner_off = offsetof(struct edt_class, owner),
+};
+
+static const struct qd_entries edt_entries = {
+	.opt = "cgroup",
+	.set_off = offsetof(struct edt_opts, cfg.cgset),
+	.count_off = offsetof(struct edt_opts, cfg.ncgroups),
+	.map = "cgroups",
+	.list_map = "cgroup_list",
+	.cap = "cgroups",
 };
 
 /*
  * The registration's capacities, in the order of cap[1..] (edt.bpf.c
  * reads them as qd_cap_NAME).
  */
-static const struct qd_cap edt_caps[] = { {
-						  .name = "packets",
-						  .help = "packet slots shared by every instance",
-						  .def = EDT_DEF_PACKETS,
-						  .min = 1024,
-						  .max = EDT_MAX_PACKETS,
-					  },
-					  {} };
+static const struct qd_cap edt_caps[] = {
+	{
+		.name = "packets",
+		.help = "packet slots shared by every instance",
+		.def = EDT_DEF_PACKETS,
+		.min = 1024,
+		.max = EDT_MAX_PACKETS,
+	},
+	{
+		.name = "cgroups",
+		.help = "cgroup entries, and classes of cgroups that send, of every instance",
+		.def = EDT_DEF_CGROUPS,
+		.min = 64,
+		.max = 1U << 20,
+	},
+	{}
+};
 
-enum { EDT_CAP_PACKETS = 1 };
+enum { EDT_CAP_PACKETS = 1, EDT_CAP_CGROUPS };
 
 /* What edt.bpf.c declares for the default; the two must agree. */
 static uint32_t edt_map_entries(const char *map, const uint32_t *cap)
@@ -281,13 +302,19 @@ static uint32_t edt_map_entries(const char *map, const uint32_t *cap)
 		return cap[EDT_CAP_PACKETS];
 	if (!strcmp(map, "fast"))
 		return cap[QD_CAP_INSTANCES];
+	if (!strcmp(map, "cls"))
+		return 1 + cap[EDT_CAP_CGROUPS];
+	if (!strcmp(map, "cgroups") || !strcmp(map, "cgroup_list") || !strcmp(map, "class_of") ||
+	    !strcmp(map, "cls_pool"))
+		return cap[EDT_CAP_CGROUPS];
 	return 0;
 }
 
 /* A ceil below its rate would lend nothing and cap nothing: say so. */
 static int edt_check(const struct qd_kind *k, const void *p)
 {
-	const struct edt_cfg *cfg = p;
+	const struct edt_opts *o = p;
+	const struct edt_cfg *cfg = &o->cfg;
 	char path[4096], a[UNITS_BUF], b[UNITS_BUF];
 
 	if (cfg->default_ceil && cfg->default_rate && cfg->default_ceil < cfg->default_rate) {
@@ -297,7 +324,7 @@ static int edt_check(const struct qd_kind *k, const void *p)
 		return -EINVAL;
 	}
 	for (int i = 0; i < EDT_CGROUPS; i++) {
-		const struct edt_cgroup *e = &cfg->cgroups[i];
+		const struct edt_cgroup *e = &o->cgroups[i];
 
 		if (!e->id || !e->ceil || e->ceil >= e->rate)
 			continue;
@@ -315,14 +342,16 @@ static const void *edt_elf(size_t *size)
 	return edt_bpf__elf_bytes(size);
 }
 
-_Static_assert(sizeof(struct edt_cfg) <= QD_CFG_MAX, "edt's options fit QD_CFG_MAX");
+_Static_assert(sizeof(struct edt_opts) <= QD_CFG_MAX, "edt's options fit QD_CFG_MAX");
 
 static const struct qd_kind edt_kind = {
 	.name = "edt",
 	.id = "qdiscctl_edt",
 	.summary = "rate limiting by earliest departure time, with backpressure instead of drops",
 	.opts = edt_opts,
-	.cfg_size = sizeof(struct edt_cfg),
+	.cfg_size = sizeof(struct edt_opts),
+	.cfg_map_size = sizeof(struct edt_cfg),
+	.entries = &edt_entries,
 	.stats = edt_stats,
 	.rows = &edt_rows,
 	.elf_bytes = edt_elf,

@@ -169,6 +169,17 @@ struct qd_stat_rows {
 	unsigned int stride;	     /* bytes a row */
 	unsigned int key_off;	     /* in a row: the cgroup id it counts for (8 bytes) */
 	const struct qd_stat *stats; /* offsets within a row; ended by an entry without a name */
+	/*
+	 * Rows kept in a map of their own (NULL: in the "insts" value):
+	 * index_map (a HASH keyed by struct qd_entry_key, set the instance's
+	 * slot) gives an entry's row in table (an ARRAY of rows), whose
+	 * 4-byte field at owner_off holds slot + 1 while the row is that
+	 * instance's. qdiscctl reads an instance's rows into its copy of the
+	 * "insts" value, from off, one for each entry in order.
+	 */
+	const char *index_map;
+	const char *table;
+	unsigned int owner_off;
 };
 
 /*
@@ -262,6 +273,23 @@ struct qd_cap {
 /* "instances", every kind's capacity (def 0: from the host's tx queues). */
 extern const struct qd_cap qd_instances_cap;
 
+/*
+ * The entries of a QD_OPT_CGROUPS option kept in maps of the registration
+ * instead of the options' map, for a kind that takes more of them than an
+ * instance's options should hold: qdiscctl writes an instance's entries as
+ * a new set in both maps, then the options that name the set, then deletes
+ * the sets no options name any more. So a change is seen whole by the
+ * program, and an instance's memory does not grow with what it may take.
+ */
+struct qd_entries {
+	const char *opt;	/* the QD_OPT_CGROUPS option */
+	unsigned int set_off;	/* in the options: a __u32, the set's number (0: no entries) */
+	unsigned int count_off; /* in the options: a __u32, how many entries */
+	const char *map;	/* HASH by struct qd_entry_key: what the program reads */
+	const char *list_map;	/* HASH by struct qd_entry_pos: the entries in their order */
+	const char *cap;	/* the capacity both maps hold */
+};
+
 struct qd_kind {
 	const char *name;	   /* what users type */
 	const char *id;		   /* the Qdisc_ops id the kernel and tc show */
@@ -303,6 +331,13 @@ struct qd_kind {
 	 * compiled. insts, cfgs and pending are qdiscctl's to size.
 	 */
 	uint32_t (*map_entries)(const char *map, const uint32_t *cap);
+	/*
+	 * Bytes of the options the "cfgs" and "pending" maps hold, from the
+	 * start (0: cfg_size): the rest are entries (.entries).
+	 */
+	size_t cfg_map_size;
+	/* Where the entries of an option beyond cfg_map_size live; or NULL. */
+	const struct qd_entries *entries;
 };
 
 /*
@@ -310,7 +345,7 @@ struct qd_kind {
  * kind's options are this big, on the stack. Each descriptor asserts that
  * its struct fits.
  */
-#define QD_CFG_MAX 4096
+#define QD_CFG_MAX 49152
 
 /* Put a descriptor in the table the rest of qdiscctl iterates. */
 #define QD_KIND_REGISTER(kind)                                \

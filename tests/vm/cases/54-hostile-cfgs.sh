@@ -28,12 +28,17 @@ le() {
 	echo "${_out# }"
 }
 
-# poke KIND MARKER VALUE [BYTES]: in va's instance's cfgs entry, write VALUE
-# over the BYTES (4) bytes that hold MARKER (an option value set just before).
+# poke KIND MARKER VALUE [BYTES [MAP]]: in va's instance's cfgs entry, or in
+# the only entry of the kind's map MAP, write VALUE over the BYTES (4) bytes
+# that hold MARKER (an option value set just before).
 poke() {
-	_map=/sys/fs/bpf/qdiscctl/$1/cfgs
-	_slot=$(qd -d -j show dev va | jq '.[0].options.qdiscctl_slot')
-	_key="$((_slot & 255)) $(((_slot >> 8) & 255)) $(((_slot >> 16) & 255)) 0"
+	_map=/sys/fs/bpf/qdiscctl/$1/${5:-cfgs}
+	if [ -n "$5" ]; then
+		_key=$(bpftool -j map dump pinned "$_map" | jq -r '.[0].key | join(" ")')
+	else
+		_slot=$(qd -d -j show dev va | jq '.[0].options.qdiscctl_slot')
+		_key="$((_slot & 255)) $(((_slot >> 8) & 255)) $(((_slot >> 16) & 255)) 0"
+	fi
 	_raw=$(bpftool -j map lookup pinned "$_map" key $_key | jq -r '.value | map(ltrimstr("0x")) | join(" ")')
 	_m=$(le "$2" "${4:-4}")
 	_v=$(le "$3" "${4:-4}")
@@ -142,7 +147,8 @@ must mkdir -p "$cg"
 ping_cg=$cg
 must qd add dev va root edt rate 1gbit cgroup "$cg" rate 123457kbps
 pings edt "in a cgroup of rate 123457kbps"
-poke edt 123457000 1 8
+# The entries are a map of their own, keyed by the options' set and the cgroup.
+poke edt 123457000 1 8 cgroups
 slow "edt cgroup rate 1 written into cfgs"
 must qd change dev va root cgroup "$cg" rate 1gbit
 pings edt "after change cgroup rate 1gbit from 1 byte/s"
