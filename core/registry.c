@@ -475,15 +475,20 @@ static int ents_load(const struct qd_reg *r, void *cfg)
 	int err;
 
 	memset((char *)cfg + ms, 0, r->kind->cfg_size - ms);
+	/* Most instances have none: no maps to open for them (show reads every instance). */
+	if (!r->kind->entries)
+		return 0;
+	set = cfg_u32(cfg, r->kind->entries->set_off);
+	n = cfg_u32(cfg, r->kind->entries->count_off);
+	if (!set || !n)
+		return 0;
 	err = ents_open(r, &x);
 	if (err || !x.o)
 		return err;
-	set = cfg_u32(cfg, x.e->set_off);
-	n = cfg_u32(cfg, x.e->count_off);
 	/* Read back from a map: no more than the buffer holds. */
 	if (n > x.o->count)
 		n = x.o->count;
-	for (uint32_t i = 0; set && i < n; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		struct qd_entry_pos pos = { .set = set, .i = i };
 
 		if (bpf_map_lookup_elem(x.list_fd, &pos, ent_at(&x, cfg, i))) {
@@ -702,17 +707,28 @@ static int inst_rows(const struct qd_reg *r, uint32_t id, const void *cfg, char 
 	uint32_t vs1 = 0, vs2 = 0;
 	const struct qd_opt *o;
 	int ifd, tfd, err = 0;
+	unsigned int i;
 
 	if (!rows || !rows->index_map || !(o = qd_kind_named(r->kind, rows->opt)))
 		return 0;
 	memset(buf + r->inst_size, 0, r->inst_len - r->inst_size);
+	/* An instance without entries has no rows: no maps to open (show reads every instance). */
+	for (i = 0; i < o->count; i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)cfg + o->off + (size_t)i * o->width, sizeof(v));
+		if (v)
+			break;
+	}
+	if (i == o->count)
+		return 0;
 	ifd = qd_reg_map(r, rows->index_map, &vs1);
 	tfd = qd_reg_map(r, rows->table, &vs2);
 	if (ifd < 0 || tfd < 0 || vs1 != sizeof(uint32_t) || vs2 != rows->stride) {
 		err = ifd < 0 ? ifd : tfd < 0 ? tfd : -EINVAL;
 		goto out;
 	}
-	for (unsigned int i = 0; i < o->count; i++) {
+	for (i = 0; i < o->count; i++) {
 		struct qd_entry_key key = { .set = id };
 		char *row = buf + rows->off + (size_t)i * rows->stride;
 		uint32_t idx, owner;
