@@ -711,8 +711,10 @@ static int inst_rows(const struct qd_reg *r, uint32_t id, const void *cfg, char 
 
 	if (!rows || !rows->index_map || !(o = qd_kind_named(r->kind, rows->opt)))
 		return 0;
-	memset(buf + r->inst_size, 0, r->inst_len - r->inst_size);
-	/* An instance without entries has no rows: no maps to open (show reads every instance). */
+	/*
+	 * An instance without entries has no rows: no maps to open, and no
+	 * rows to clear, which nothing reads (show reads every instance).
+	 */
 	for (i = 0; i < o->count; i++) {
 		uint64_t v;
 
@@ -722,6 +724,7 @@ static int inst_rows(const struct qd_reg *r, uint32_t id, const void *cfg, char 
 	}
 	if (i == o->count)
 		return 0;
+	memset(buf + r->inst_size, 0, r->inst_len - r->inst_size);
 	ifd = qd_reg_map(r, rows->index_map, &vs1);
 	tfd = qd_reg_map(r, rows->table, &vs2);
 	if (ifd < 0 || tfd < 0 || vs1 != sizeof(uint32_t) || vs2 != rows->stride) {

@@ -111,14 +111,17 @@ static unsigned int rows_records(const struct qd_kind *k, const void *cfg, const
 {
 	const struct qd_stat_rows *r = k->rows;
 	const struct qd_opt_ops *ops;
-	unsigned int n = 0;
+	unsigned int n = 0, used = 0;
 
 	*recs = NULL;
 	*entry = NULL;
 	if (!r || !(*o = qd_kind_named(k, r->opt)) || !(ops = qd_opt_ops(*o))->entry_key)
 		return 0;
-	*recs = calloc((*o)->count, r->stride);
-	*entry = calloc((*o)->count, sizeof(**entry));
+	/* Room for the entries there are, not for all an instance may take (1,024 of edt's). */
+	for (unsigned int i = 0; i < (*o)->count; i++)
+		used += !!ops->entry_key(*o, cfg, i);
+	*recs = calloc(used ?: 1, r->stride);
+	*entry = calloc(used ?: 1, sizeof(**entry));
 	for (unsigned int i = 0; *recs && *entry && i < (*o)->count; i++) {
 		size_t base = r->off + (size_t)i * r->stride;
 		uint64_t id = ops->entry_key(*o, cfg, i), key = 0;
