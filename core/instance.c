@@ -219,6 +219,7 @@ void qd_lookup_init(struct qd_lookup *l, struct rtnl *rt, const struct qdisc_spe
 void qd_lookup_free(struct qd_lookup *l)
 {
 	link_names_free(&l->names);
+	free(l->inst);
 	for (size_t i = 0; i < QD_LOOKUP_KINDS; i++)
 		if (l->ok[i] > 0) {
 			qd_reg_close(&l->regs[i]);
@@ -299,19 +300,25 @@ const struct qd_reg *qd_lookup_instance(struct qd_lookup *ctx, const struct qdis
 	return NULL;
 }
 
-const struct qd_reg *qd_lookup_read(struct qd_lookup *l, const struct qdisc_info *qi, uint32_t *id,
-				    void **inst, void *cfg)
+const struct qd_reg *qd_lookup_cfg(struct qd_lookup *l, const struct qdisc_info *qi, uint32_t *id,
+				   void *cfg)
 {
-	const struct qd_reg *reg = NULL;
+	const struct qd_reg *reg = qd_lookup_instance(l, qi, id);
 
-	*inst = NULL;
-	if (!(reg = qd_lookup_instance(l, qi, id)) || qd_reg_cfg(reg, *id, cfg))
-		return NULL;
+	return reg && !qd_reg_cfg(reg, *id, cfg) ? reg : NULL;
+}
+
+const void *qd_lookup_inst(struct qd_lookup *l, const struct qd_reg *reg, uint32_t id,
+			   const void *cfg)
+{
 	/* Sized by the pinned map, which open_pinned bounds: not for the stack. */
-	if (!(*inst = malloc(reg->inst_len)) || qd_reg_inst(reg, *id, cfg, *inst)) {
-		free(*inst);
-		*inst = NULL;
-		return NULL;
+	if (reg->inst_len > l->inst_max) {
+		void *p = realloc(l->inst, reg->inst_len);
+
+		if (!p)
+			return NULL;
+		l->inst = p;
+		l->inst_max = reg->inst_len;
 	}
-	return reg;
+	return qd_reg_inst(reg, id, cfg, l->inst) ? NULL : l->inst;
 }

@@ -71,6 +71,9 @@ struct qd_lookup {
 	struct qd_reg regs[QD_LOOKUP_KINDS];
 	int ok[QD_LOOKUP_KINDS]; /* 1 open, -1 absent, 0 not looked at yet */
 	struct qd_insts insts[QD_LOOKUP_KINDS];
+	/* qd_lookup_inst's buffer: one for every instance listed, not one each. */
+	void *inst;
+	size_t inst_max;
 };
 
 /* l for a listing of what filter names, in rt's namespace. */
@@ -84,11 +87,17 @@ const char *qd_lookup_dev(const struct qd_lookup *l, const struct qdisc_info *qi
 const struct qd_reg *qd_lookup_instance(struct qd_lookup *l, const struct qdisc_info *qi,
 					uint32_t *id);
 /*
- * The same (its slot into *id), with the instance's "insts" value (malloc'd, reg->inst_len
- * bytes, into *inst) and options (QD_CFG_MAX bytes at cfg) read: its
+ * The same, with its options read into cfg (QD_CFG_MAX bytes): its
  * registration, or NULL when qi is none of qdiscctl's or cannot be read.
  */
-const struct qd_reg *qd_lookup_read(struct qd_lookup *l, const struct qdisc_info *qi, uint32_t *id,
-				    void **inst, void *cfg);
+const struct qd_reg *qd_lookup_cfg(struct qd_lookup *l, const struct qdisc_info *qi, uint32_t *id,
+				   void *cfg);
+/*
+ * The "insts" value of slot id of reg, with cfg its options as
+ * qd_lookup_cfg read them: reg->inst_len bytes in a buffer of l's that the
+ * next read reuses, or NULL when it cannot be read.
+ */
+const void *qd_lookup_inst(struct qd_lookup *l, const struct qd_reg *reg, uint32_t id,
+			   const void *cfg);
 
 #endif

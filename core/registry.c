@@ -707,31 +707,26 @@ static int inst_rows(const struct qd_reg *r, uint32_t id, const void *cfg, char 
 	uint32_t vs1 = 0, vs2 = 0;
 	const struct qd_opt *o;
 	int ifd, tfd, err = 0;
-	unsigned int i;
+	unsigned int i, n;
 
 	if (!rows || !rows->index_map || !(o = qd_kind_named(r->kind, rows->opt)))
 		return 0;
 	/*
-	 * An instance without entries has no rows: no maps to open, and no
-	 * rows to clear, which nothing reads (show reads every instance).
+	 * Readers look at the rows of the entries there are (qd_kind_entries_read):
+	 * an instance without entries has no maps to open and no rows to clear
+	 * (show reads every instance).
 	 */
-	for (i = 0; i < o->count; i++) {
-		uint64_t v;
-
-		memcpy(&v, (const char *)cfg + o->off + (size_t)i * o->width, sizeof(v));
-		if (v)
-			break;
-	}
-	if (i == o->count)
+	n = qd_kind_entries_read(r->kind, o, cfg);
+	if (!n)
 		return 0;
-	memset(buf + r->inst_size, 0, r->inst_len - r->inst_size);
+	memset(buf + rows->off, 0, (size_t)n * rows->stride);
 	ifd = qd_reg_map(r, rows->index_map, &vs1);
 	tfd = qd_reg_map(r, rows->table, &vs2);
 	if (ifd < 0 || tfd < 0 || vs1 != sizeof(uint32_t) || vs2 != rows->stride) {
 		err = ifd < 0 ? ifd : tfd < 0 ? tfd : -EINVAL;
 		goto out;
 	}
-	for (i = 0; i < o->count; i++) {
+	for (i = 0; i < n; i++) {
 		struct qd_entry_key key = { .set = id };
 		char *row = buf + rows->off + (size_t)i * rows->stride;
 		uint32_t idx, owner;
