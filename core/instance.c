@@ -4,6 +4,7 @@
 #include <net/if.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <bpf/btf.h>
@@ -211,14 +212,14 @@ void qd_lookup_init(struct qd_lookup *l, struct rtnl *rt, const struct qdisc_spe
 	memset(l, 0, sizeof(*l));
 	l->filter = filter;
 	rtnl_netns_cookie(rt, &l->netns);
-	/* As tc: one dump of every device's name instead of a lookup per qdisc. */
-	if (!filter->dev)
-		link_names_load(rt, &l->names);
+	/* Names are printed only when no device is named. */
+	l->name_fd = filter->dev ? -1 : link_name_socket();
 }
 
 void qd_lookup_free(struct qd_lookup *l)
 {
-	link_names_free(&l->names);
+	if (l->name_fd >= 0)
+		close(l->name_fd);
 	free(l->inst);
 	for (size_t i = 0; i < QD_LOOKUP_KINDS; i++)
 		if (l->ok[i] > 0) {
@@ -235,19 +236,20 @@ bool qd_lookup_wanted(const struct qd_lookup *ctx, const struct qdisc_info *qi)
 	       (!f->have_handle || qi->handle == f->handle);
 }
 
-const char *qd_lookup_dev(const struct qd_lookup *ctx, const struct qdisc_info *qi, char *buf)
+const char *qd_lookup_dev(struct qd_lookup *ctx, const struct qdisc_info *qi, char *buf)
 {
-	const char *name;
-
 	if (ctx->filter->dev)
 		return NULL;
-	name = link_name(&ctx->names, qi->ifindex);
-	if (name)
-		return name;
-	/* A device that came after the dump of names. */
-	if (!if_indextoname(qi->ifindex, buf))
+	if (ctx->name_ifindex && ctx->name_ifindex == qi->ifindex)
+		return ctx->name;
+	if (ctx->name_fd < 0 || link_index_name(ctx->name_fd, qi->ifindex, ctx->name)) {
+		/* Gone since the dump listed its qdisc. */
+		ctx->name_ifindex = 0;
 		snprintf(buf, IF_NAMESIZE, "if%d", qi->ifindex);
-	return buf;
+		return buf;
+	}
+	ctx->name_ifindex = qi->ifindex;
+	return ctx->name;
 }
 
 /*

@@ -59,15 +59,18 @@ uint64_t qd_inst_now(void);
 #define QD_LOOKUP_KINDS 16
 
 /*
- * What a listing of qdiscs reads: the filter, the namespace, the device
- * names from one dump, and the registrations of qdiscctl's kinds, opened
- * on first use with their instances read once (looking each qdisc up in
- * the map would cost a syscall a slot, for every qdisc listed).
+ * What a listing of qdiscs reads: the filter, the namespace, the name of
+ * the last device printed (a dump lists a device's qdiscs together), and
+ * the registrations of qdiscctl's kinds, opened on first use with their
+ * instances read once (looking each qdisc up in the map would cost a
+ * syscall a slot, for every qdisc listed).
  */
 struct qd_lookup {
 	const struct qdisc_spec *filter;
 	__u64 netns;
-	struct link_names names;
+	int name_fd; /* link_name_socket(), or -1 */
+	int name_ifindex;
+	char name[IF_NAMESIZE];
 	struct qd_reg regs[QD_LOOKUP_KINDS];
 	int ok[QD_LOOKUP_KINDS]; /* 1 open, -1 absent, 0 not looked at yet */
 	struct qd_insts insts[QD_LOOKUP_KINDS];
@@ -82,7 +85,7 @@ void qd_lookup_free(struct qd_lookup *l);
 /* Does qi pass the filter's parent and handle? */
 bool qd_lookup_wanted(const struct qd_lookup *l, const struct qdisc_info *qi);
 /* The device name to print (NULL when filtering by dev, as tc): buf (IF_NAMESIZE) or NULL. */
-const char *qd_lookup_dev(const struct qd_lookup *l, const struct qdisc_info *qi, char *buf);
+const char *qd_lookup_dev(struct qd_lookup *l, const struct qdisc_info *qi, char *buf);
 /* The registration and slot of qi when it is an instance of one of qdiscctl's kinds. */
 const struct qd_reg *qd_lookup_instance(struct qd_lookup *l, const struct qdisc_info *qi,
 					uint32_t *id);

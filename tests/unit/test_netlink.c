@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <linux/gen_stats.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -257,12 +258,26 @@ static void test_link(void)
 	CHECK(!link_name(&ln, 1));
 }
 
+/* Names by ioctl: the loopback device is ifindex 1 in every network namespace. */
+static void test_link_index_name(void)
+{
+	char name[IF_NAMESIZE];
+	int fd = link_name_socket();
+
+	CHECK(fd >= 0);
+	CHECK_INT(link_index_name(fd, 1, name), 0);
+	CHECK_STR(name, "lo");
+	CHECK_INT(link_index_name(fd, 0x7fffffff, name), -ENODEV);
+	close(fd);
+}
+
 int main(void)
 {
 	test_build_new();
 	test_build_del_without_kind();
 	test_parse();
 	test_parse_bad();
+	test_link_index_name();
 	test_reply_extack();
 	test_print();
 	test_link();
