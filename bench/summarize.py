@@ -71,7 +71,8 @@ TARGETS = [
     ("fq vs sch_fq, TCP 8 flows", "ratio", ("tcp8", "fq", "sch_fq"), 0.99),
     ("fq vs sch_fq, request/response", "ratio", ("rr", "fq", "sch_fq"), 0.99),
     ("edt vs htb, pktgen packets/s (cost)", "ratio", ("pktgen", "edt", "htb"), 1.0),
-] + [(f"edt vs htb, {n:,} cgroups ({a:,} sending): packets per instruction (cost)", "ratio", (t, "edt", "htb"), 1.0)
+] + [(f"edt vs htb, {n:,} cgroup{'s' if n > 1 else ''} ({a:,} sending): packets per instruction (cost)", "ratio",
+       (t, "edt", "htb"), 1.0)
       for t, (n, a) in CG_TESTS.items()] + [
     ("edt achieved rate vs configured (1 DCTCP flow)", "abs_dev", ("shaped", "rate_ratio", "edt_dctcp"), 0.005),
     ("show -s, 1,000 qdiscs: qdiscctl / tc time", "max", ("show", "ms", "qdiscctl/tc"), 1.0),
@@ -320,8 +321,8 @@ def md(res, png=None):
                  "rates: a class's bytes (the qdisc's count) / its configured rate, the mean over the sending classes "
                  "and the lowest and highest.\n")
         L.append("| cgroups (sending) | htb instr/pkt | edt instr/pkt | edt × htb (packets per instruction) | "
-                 "htb rate (min–max) | edt rate (min–max) | spread (htb/edt) |")
-        L.append("|---|---|---|---|---|---|---|")
+                 "htb rate (min–max) | edt rate (min–max) | busy share (htb/edt) | spread (htb/edt) |")
+        L.append("|---|---|---|---|---|---|---|---|")
         for t in cg:
             ipp = m[t]["ipp"]
             g = lambda mt, k: m[t].get(mt, {}).get(k)
@@ -333,9 +334,12 @@ def md(res, png=None):
             n, a = CG_TESTS[t]
             sp = "/".join(f"{x['spread_pct']:.2f}" for x in (h, e) if x)
             rs = f"{r:.4f}" if r else "–"
+            busy = "/".join(f"{center(g('busy', k)):.3f}" if g("busy", k) else "–" for k in ("htb", "edt"))
             L.append(f"| {n:,} ({a:,}) | {fmt(h and center(h), 1)} | {fmt(e and center(e), 1)} | {rs} | "
-                     f"{rates('htb')} | {rates('edt')} | {sp} % |")
-        L.append("")
+                     f"{rates('htb')} | {rates('edt')} | {busy} | {sp} % |")
+        L.append("\nBusy share: the window's busy time over its length. Near 1 the CPU, not the shaper, is the "
+                 "bottleneck, and instructions per packet read 10⁹ / the packet rate: a floor of what the qdisc "
+                 "would take with a CPU to spare.\n")
 
     an = res.get("anatomy") or {}
     if an.get("kinds"):
