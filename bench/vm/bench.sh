@@ -482,7 +482,7 @@ cg_run() { # TEST KIND REP N ACTIVE
 	set -- "$@" $(benchtool cgsend $CG_DST va $CG_DIR "$4" "$5" $((_q * 512)) $CG_WARM_MS $CG_WIN_MS \
 		"$CG_SPIN_NS" sh /tmp/cgsnap.sh) || fail "cgroups: $1 $2: cgsend failed"
 	# $6 packets, $7 busy ns, $8 window ns, $9 ns between the snapshots,
-	# ${10} datagrams sent, ${11} sends that found a socket full
+	# ${10} datagrams sent in the window
 	bench "$1" ipp "$2" "$3" "$(awk -v b="$7" -v p="$6" 'BEGIN { printf "%.1f", b / p }')"
 	# Near 1, the CPU is the bottleneck: instructions per packet are then
 	# 10^9 / the packet rate, a floor of what the qdisc would take.
