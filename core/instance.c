@@ -4,10 +4,10 @@
 #include <net/if.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <bpf/btf.h>
+#include <libmnl/libmnl.h>
 
 #include "core/egress.h"
 #include "core/instance.h"
@@ -212,14 +212,15 @@ void qd_lookup_init(struct qd_lookup *l, struct rtnl *rt, const struct qdisc_spe
 	memset(l, 0, sizeof(*l));
 	l->filter = filter;
 	rtnl_netns_cookie(rt, &l->netns);
-	/* Names are printed only when no device is named. */
-	l->name_fd = filter->dev ? -1 : link_name_socket();
+	/*
+	 * Names are printed only when no device is named. The caller may have
+	 * opened rt in another namespace and left it.
+	 */
+	l->name_fd = filter->dev ? -1 : mnl_socket_get_fd(rt->nl);
 }
 
 void qd_lookup_free(struct qd_lookup *l)
 {
-	if (l->name_fd >= 0)
-		close(l->name_fd);
 	free(l->inst);
 	for (size_t i = 0; i < QD_LOOKUP_KINDS; i++)
 		if (l->ok[i] > 0) {

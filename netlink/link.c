@@ -91,13 +91,6 @@ int link_tx_queues_total(struct rtnl *r, uint64_t *n)
 	return rtnl_dump(r, link_req(buf, 0), txq_sum, n);
 }
 
-int link_name_socket(void)
-{
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	return fd < 0 ? -errno : fd;
-}
-
 int link_index_name(int fd, int ifindex, char *name)
 {
 	struct ifreq ifr = { .ifr_ifindex = ifindex };

@@ -17,12 +17,10 @@ int link_tx_queues_total(struct rtnl *r, uint64_t *n);
 int link_msg_num_tx_queues(const struct nlmsghdr *nlh, int ifindex, uint32_t *n);
 
 /*
- * A socket to name devices by, in the caller's network namespace: an fd,
- * or -errno. link_index_name puts the name of ifindex (IF_NAMESIZE bytes)
- * into name: 0 or -errno. One ioctl, where a dump costs the kernel a full
- * message for every device.
+ * The name of ifindex (IF_NAMESIZE bytes) into name, in the network
+ * namespace of socket fd (an rtnetlink one will do): 0 or -errno. One
+ * ioctl, where a dump costs the kernel a full message for every device.
  */
-int link_name_socket(void);
 int link_index_name(int fd, int ifindex, char *name);
 
 /* Every device's name by ifindex, from one dump. */
