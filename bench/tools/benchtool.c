@@ -390,10 +390,12 @@ static uint64_t read_counter(int fd)
 }
 
 /* Run CMD... SNAP; a pidfd that turns readable when it has exited. */
-static int spawn_snap(char **cmd, int ncmd, const char *snap, pid_t *pid)
+/* Run cmd with snap appended; its pidfd, watched by epoll ep (data ~0), or -1. */
+static int spawn_snap(int ep, char **cmd, int ncmd, const char *snap, pid_t *pid)
 {
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = UINT64_MAX };
 	char *argv[64];
-	int i;
+	int i, fd;
 
 	if (ncmd > 62)
 		return -1;
@@ -408,7 +410,10 @@ static int spawn_snap(char **cmd, int ncmd, const char *snap, pid_t *pid)
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	return syscall(SYS_pidfd_open, *pid, 0);
+	fd = syscall(SYS_pidfd_open, *pid, 0);
+	if (fd >= 0)
+		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	return fd;
 }
 
 #define CG_BATCH 16
@@ -489,12 +494,9 @@ static int cmd_cgsend(char **argv, char **cmd, int ncmd)
 		 * 3: the second snapshot runs. */
 		if (phase == 0 && t >= t_start + warm) {
 			tsnap = now_ns();
-			snapfd = spawn_snap(cmd, ncmd, "0", &snap_pid);
+			snapfd = spawn_snap(ep, cmd, ncmd, "0", &snap_pid);
 			if (snapfd < 0)
 				return die("snapshot");
-			ev.events = EPOLLIN;
-			ev.data.u64 = UINT64_MAX;
-			epoll_ctl(ep, EPOLL_CTL_ADD, snapfd, &ev);
 			phase = 1;
 		} else if (phase == 2 && t >= c0 + win) {
 			c1 = now_ns();
@@ -505,12 +507,9 @@ static int cmd_cgsend(char **argv, char **cmd, int ncmd)
 			pthread_join(spinner, NULL);
 			sent0 = sent - sent0;
 			tsnap = c1;
-			snapfd = spawn_snap(cmd, ncmd, "1", &snap_pid);
+			snapfd = spawn_snap(ep, cmd, ncmd, "1", &snap_pid);
 			if (snapfd < 0)
 				return die("snapshot");
-			ev.events = EPOLLIN;
-			ev.data.u64 = UINT64_MAX;
-			epoll_ctl(ep, EPOLL_CTL_ADD, snapfd, &ev);
 			phase = 3;
 		}
 		if (phase == 0)
