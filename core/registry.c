@@ -620,44 +620,72 @@ static void ents_sweep(int fd, size_t key_size, const uint32_t *used, size_t n)
 }
 
 /*
- * Delete the sets of entries no options name: not pending, and not of an
- * instance. Pending options are read first: .init moves an instance's
- * from there to its slot, never the other way.
+ * The sets of entries options of r name, pending ones and live instances',
+ * sorted into *sets (malloc'd): how many, or -errno. Pending options are
+ * read first: .init moves an instance's from there to its slot, never the
+ * other way.
  */
+static int ents_named_sets(const struct qd_reg *r, uint32_t **sets)
+{
+	const struct qd_entries *e = r->kind->entries;
+	struct qd_place prev, key;
+	int n = 0, max = 0, err;
+	uint32_t *used = NULL;
+	bool first = true;
+	struct qd_insts l;
+	char *cfg;
+
+	*sets = NULL;
+	cfg = malloc(cfg_map_size(r->kind));
+	if (!cfg)
+		return -ENOMEM;
+	err = qd_reg_list(r, &l);
+	if (err) {
+		free(cfg);
+		return err;
+	}
+	while (!err && !bpf_map_get_next_key(r->pending_fd, first ? NULL : &prev, &key)) {
+		first = false;
+		prev = key;
+		if (bpf_map_lookup_elem(r->pending_fd, &key, cfg))
+			continue;
+		err = qd_grow(&used, &max, n, sizeof(*used), 64);
+		if (!err)
+			used[n++] = cfg_u32(cfg, e->set_off);
+	}
+	for (int i = 0; !err && i < l.n; i++) {
+		if (bpf_map_lookup_elem(r->cfgs_fd, &l.ids[i], cfg))
+			continue;
+		err = qd_grow(&used, &max, n, sizeof(*used), 64);
+		if (!err)
+			used[n++] = cfg_u32(cfg, e->set_off);
+	}
+	qd_insts_free(&l);
+	free(cfg);
+	if (err) {
+		free(used);
+		return err;
+	}
+	qsort(used, n, sizeof(*used), cmp_u32);
+	*sets = used;
+	return n;
+}
+
+/* Delete the sets of entries no options name. */
 static void ents_gc(const struct qd_reg *r)
 {
-	size_t ms = cfg_map_size(r->kind);
-	uint32_t *used = NULL;
-	int n = 0, max = 0;
-	struct qd_place prev, key;
-	struct qd_insts l;
+	uint32_t *used;
 	struct ents x;
-	char *cfg;
-	bool first = true;
+	int n;
 
 	if (ents_open(r, &x) || !x.o)
 		return;
-	cfg = malloc(ms);
-	if (!cfg || qd_reg_list(r, &l))
-		goto out;
-	while (!bpf_map_get_next_key(r->pending_fd, first ? NULL : &prev, &key)) {
-		first = false;
-		prev = key;
-		if (!bpf_map_lookup_elem(r->pending_fd, &key, cfg) &&
-		    !qd_grow(&used, &max, n, sizeof(*used), 64))
-			used[n++] = cfg_u32(cfg, x.e->set_off);
+	n = ents_named_sets(r, &used);
+	if (n >= 0) {
+		ents_sweep(x.map_fd, sizeof(struct qd_entry_key), used, n);
+		ents_sweep(x.list_fd, sizeof(struct qd_entry_pos), used, n);
 	}
-	for (int i = 0; i < l.n; i++)
-		if (!bpf_map_lookup_elem(r->cfgs_fd, &l.ids[i], cfg) &&
-		    !qd_grow(&used, &max, n, sizeof(*used), 64))
-			used[n++] = cfg_u32(cfg, x.e->set_off);
-	qd_insts_free(&l);
-	qsort(used, n, sizeof(*used), cmp_u32);
-	ents_sweep(x.map_fd, sizeof(struct qd_entry_key), used, n);
-	ents_sweep(x.list_fd, sizeof(struct qd_entry_pos), used, n);
-out:
 	free(used);
-	free(cfg);
 	ents_close(&x);
 }
 
@@ -685,24 +713,12 @@ static uint32_t ents_set_at(const struct qd_reg *r, int fd, const void *key, uin
 /* Do options of r name set: pending ones, or a live instance's? Yes when it cannot tell. */
 static bool ents_named(const struct qd_reg *r, uint32_t set)
 {
-	struct qd_place prev, key;
-	bool first = true;
-	struct qd_insts l;
-	uint32_t n;
-	int i;
+	uint32_t *used;
+	int n = ents_named_sets(r, &used);
+	bool named = n < 0 || (n && bsearch(&set, used, n, sizeof(*used), cmp_u32));
 
-	while (!bpf_map_get_next_key(r->pending_fd, first ? NULL : &prev, &key)) {
-		first = false;
-		prev = key;
-		if (ents_set_at(r, r->pending_fd, &key, &n) == set)
-			return true;
-	}
-	if (qd_reg_list(r, &l))
-		return true;
-	for (i = 0; i < l.n && ents_set_at(r, r->cfgs_fd, &l.ids[i], &n) != set; i++)
-		;
-	qd_insts_free(&l);
-	return i < l.n;
+	free(used);
+	return named;
 }
 
 /*
