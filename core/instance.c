@@ -212,11 +212,8 @@ void qd_lookup_init(struct qd_lookup *l, struct rtnl *rt, const struct qdisc_spe
 	memset(l, 0, sizeof(*l));
 	l->filter = filter;
 	rtnl_netns_cookie(rt, &l->netns);
-	/*
-	 * Names are printed only when no device is named. The caller may have
-	 * opened rt in another namespace and left it.
-	 */
-	l->name_fd = filter->dev ? -1 : mnl_socket_get_fd(rt->nl);
+	/* The caller may have opened rt in another namespace and left it. */
+	l->name_fd = mnl_socket_get_fd(rt->nl);
 }
 
 void qd_lookup_free(struct qd_lookup *l)
@@ -243,7 +240,7 @@ const char *qd_lookup_dev(struct qd_lookup *ctx, const struct qdisc_info *qi, ch
 		return NULL;
 	if (ctx->name_ifindex && ctx->name_ifindex == qi->ifindex)
 		return ctx->name;
-	if (ctx->name_fd < 0 || link_index_name(ctx->name_fd, qi->ifindex, ctx->name)) {
+	if (link_index_name(ctx->name_fd, qi->ifindex, ctx->name)) {
 		/* Gone since the dump listed its qdisc. */
 		ctx->name_ifindex = 0;
 		snprintf(buf, IF_NAMESIZE, "if%d", qi->ifindex);

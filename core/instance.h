@@ -68,7 +68,7 @@ uint64_t qd_inst_now(void);
 struct qd_lookup {
 	const struct qdisc_spec *filter;
 	__u64 netns;
-	int name_fd; /* the rtnetlink socket: devices are named in its namespace; or -1 */
+	int name_fd; /* the rtnetlink socket: devices are named in its namespace */
 	int name_ifindex;
 	char name[IF_NAMESIZE];
 	struct qd_reg regs[QD_LOOKUP_KINDS];
