@@ -1277,12 +1277,18 @@ __noinline int edt_heaps(struct edt_inst *in, u64 now, struct edt_pick *pk)
 static __always_inline u32 edt_pick(struct edt_inst *in, const struct edt_cfg *cfg, u64 now,
 				    u64 *when, bool *borrow)
 {
-	struct edt_pick pk = {
-		.when = ~0ULL,
-		.best = EDT_NONE,
-		.lend = EDT_NONE,
-		.lend_prio = EDT_PRIOS,
-	};
+	struct edt_pick pk;
+
+	/*
+	 * Field by field: clang makes a 32-byte initializer a copy of a
+	 * constant in .rodata.cst32, a map whose name bpffs cannot pin.
+	 */
+	pk.when = ~0ULL;
+	pk.lend_vt = 0;
+	pk.best = EDT_NONE;
+	pk.lend = EDT_NONE;
+	pk.lend_prio = EDT_PRIOS;
+	pk.def = 0;
 
 	if (in->busy & 1)
 		edt_eval(in, cfg, now, &pk);
