@@ -1,9 +1,9 @@
 # edt's lending among many backlogged cgroups at once, side by side with
-# htb in the same boot: 8 cgroups with 1mbit each under 24mbit. Two at
-# prio 0 borrow first, up to their ceil of 5mbit; the 8 Mbit/s left go to
-# the six at prio 1 by weight (1, 1, 2, 2, 3, 3; htb: quanta 1,500 times
-# the weight): 5, 5, 1.67, 1.67, 2.33, 2.33, 3 and 3 Mbit/s. Every
-# sender offers more than it gets, so all 8 classes are backlogged and
+# htb in the same boot: 8 cgroups with 500kbit each under 12mbit. Two at
+# prio 0 borrow first, up to their ceil of 2500kbit; the 4 Mbit/s left go
+# to the six at prio 1 by weight (1, 1, 2, 2, 3, 3; htb: quanta 1,500
+# times the weight): 2.5, 2.5, 0.83, 0.83, 1.17, 1.17, 1.5 and 1.5 Mbit/s.
+# Every sender offers twice that, so all 8 classes are backlogged and
 # dequeue picks among their heaps at every packet: a class out of order
 # in one gets a share that is not its own. Each share is the expected one
 # within 5 %, and htb's within 5 % of edt's.
@@ -23,20 +23,20 @@ rm -f /tmp/senders
 # Sender i (0..7) is in cgroup lend/i and sends to port 9001 + i.
 prio_of() { [ "$1" -lt 2 ] && echo 0 || echo 1; }
 weight_of() { [ "$1" -lt 2 ] && echo 1 || echo $((($1 - 2) / 2 + 1)); }
-ceil_of() { [ "$1" -lt 2 ] && echo 5 || echo 24; }
-# bytes/s: 1mbit and a share of what is lent
+ceil_of() { [ "$1" -lt 2 ] && echo 2500 || echo 12000; }
+# bytes/s: 500kbit and a share of what is lent
 want_of() {
 	if [ "$1" -lt 2 ]; then
-		echo 625000
+		echo 312500
 	else
-		echo $((125000 + 1000000 * $(weight_of "$1") / 12))
+		echo $((62500 + 500000 * $(weight_of "$1") / 12))
 	fi
 }
 set --
 i=0
 while [ "$i" -lt 8 ]; do
 	must mkdir -p "$cg/$i"
-	set -- "$@" cgroup "/lend/$i" rate 1mbit ceil "$(ceil_of $i)mbit" prio "$(prio_of $i)" \
+	set -- "$@" cgroup "/lend/$i" rate 500kbit ceil "$(ceil_of $i)kbit" prio "$(prio_of $i)" \
 		weight "$(weight_of $i)"
 	i=$((i + 1))
 done
@@ -48,12 +48,12 @@ senders_up() {
 }
 
 # window: res="B0 ... B7", the bytes/s (as the qdisc counts them) each
-# port got at the receiver over 4 s, with every sender offering 1.5 times
+# port got at the receiver over 4 s, with every sender offering twice
 # what it should get (blocking on its socket buffer beyond that).
 window() {
 	_i=0
 	while [ "$_i" -lt 8 ]; do
-		_pps=$(($(want_of "$_i") * 3 / 2 / 1442))
+		_pps=$(($(want_of "$_i") * 2 / 1442))
 		/bin/sh -c "echo \$\$ >$cg/$_i/cgroup.procs && exec /usr/sbin/ip netns exec a \
 			udpflows -d $IP_B -p $((9001 + _i)) -k 1 -n 0 -l 1400 -b 1048576 -r $_pps -t 30s" \
 			>/tmp/tx.$_i 2>&1 &
@@ -77,24 +77,25 @@ within() {
 		fail "$4: $1 bytes/s, expected $2 within $3 %"
 }
 
-must qd add dev va root edt rate 24mbit burst 48k "$@"
+must qd add dev va root edt rate 12mbit burst 48k "$@"
 window
 edt=$res
 must qd del dev va root
 
 # htb, classified by port: prio and quantum for prio and weight.
 must in_a tc qdisc add dev va root handle 1: htb default 30
-must in_a tc class add dev va parent 1: classid 1:1 htb rate 24mbit burst 48k cburst 48k
+must in_a tc class add dev va parent 1: classid 1:1 htb rate 12mbit burst 48k cburst 48k \
+	quantum 60000
 i=0
 while [ "$i" -lt 8 ]; do
-	must in_a tc class add dev va parent 1:1 classid 1:$((100 + i)) htb rate 1mbit \
-		ceil "$(ceil_of $i)mbit" prio "$(prio_of $i)" quantum $((1500 * $(weight_of $i))) \
+	must in_a tc class add dev va parent 1:1 classid 1:$((100 + i)) htb rate 500kbit \
+		ceil "$(ceil_of $i)kbit" prio "$(prio_of $i)" quantum $((1500 * $(weight_of $i))) \
 		burst 48k cburst 48k
 	must in_a tc filter add dev va parent 1: protocol ip u32 \
 		match ip dport $((9001 + i)) 0xffff flowid 1:$((100 + i))
 	i=$((i + 1))
 done
-must in_a tc class add dev va parent 1:1 classid 1:30 htb rate 100kbit ceil 24mbit
+must in_a tc class add dev va parent 1:1 classid 1:30 htb rate 100kbit ceil 12mbit
 window
 htb=$res
 must in_a tc qdisc del dev va root
@@ -102,9 +103,14 @@ must in_a tc qdisc del dev va root
 i=0
 set -- $htb
 for e in $edt; do
-	want=$(want_of $i)
-	log "cgroup lend/$i (prio $(prio_of $i), weight $(weight_of $i)): edt $e B/s, htb $1 B/s, want $want B/s"
-	within "$e" "$want" 5 "edt, cgroup lend/$i"
+	log "cgroup lend/$i (prio $(prio_of $i), weight $(weight_of $i)): edt $e B/s, htb $1 B/s, want $(want_of $i) B/s"
+	shift
+	i=$((i + 1))
+done
+i=0
+set -- $htb
+for e in $edt; do
+	within "$e" "$(want_of $i)" 5 "edt, cgroup lend/$i"
 	within "$1" "$e" 5 "htb against edt, class 1:$((100 + i))"
 	shift
 	i=$((i + 1))
