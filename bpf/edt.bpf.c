@@ -898,10 +898,10 @@ static __always_inline void classes_check(struct edt_inst *in, const struct edt_
  * When a packet that its class lets go at `ready` will leave: after the
  * link is free and has sent what is queued ahead of it. Cgroups' packets
  * go first, but each class only as fast as its pace, so of their backlog
- * only what the sum of their paces lets out by then counts. (Of each
- * class, at most its own backlog would count, but that sum takes a walk
- * of the classes: it can only be less, when a class with little queued
- * has a fast pace, and the estimate then errs long.)
+ * only what the sum of their paces lets out by then counts. Counting each
+ * class's share up to its own backlog would take a walk of the classes;
+ * the sum counts a class with little queued and a fast pace for its pace,
+ * so the estimate errs long, never short.
  */
 static __always_inline u64 edt_estimate(const struct edt_inst *in, u64 now, u64 ready, u64 rate)
 {
