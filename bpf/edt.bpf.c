@@ -1212,7 +1212,8 @@ __noinline int class_lendable(struct edt_inst *in, u64 now)
 
 	if (!q || !c || q->hn[1].key > now)
 		return 0;
-	class_heap(in, c, q, EDT_HEAP_LEND + (q->prio < EDT_PRIOS ? q->prio : EDT_PRIOS - 1), q->vt);
+	class_heap(in, c, q, EDT_HEAP_LEND + (q->prio < EDT_PRIOS ? q->prio : EDT_PRIOS - 1),
+		   q->vt);
 	return 1;
 }
 

@@ -181,9 +181,9 @@ struct edt_inst {
 	__u32 cgset;			/* cfg's cgset when its classes were last checked */
 	__u32 hroot[EDT_HEAP_ROOM];	/* of its heaps of classes with packets */
 	__u32 hsize[EDT_HEAP_ROOM];
-	__u64 cg_backlog;		/* bytes queued in its cgroups' classes */
-	__u64 pace_sum;			/* bytes/s: the paces of those with packets... */
-	__u32 pace_inf;			/* ...but these, unlimited */
+	__u64 cg_backlog; /* bytes queued in its cgroups' classes */
+	__u64 pace_sum;	  /* bytes/s: the paces of those with packets... */
+	__u32 pace_inf;	  /* ...but these, unlimited */
 	__u32 pad;
 	struct edt_class classes[EDT_CLASSES];
 };
