@@ -302,76 +302,6 @@ static __always_inline void class_free(struct edt_inst *in, u32 slot, u32 c, str
 }
 
 /*
- * Class c of instance slot, seen after its options changed: given back
- * when its entry is gone and it holds no packet. Returns the next class of
- * the instance's list. A global function: the walk carries only the index.
- */
-__noinline u32 class_check(struct edt_inst *in, const struct edt_cfg *cfg, u32 slot, u32 c)
-{
-	struct qd_entry_key key = {};
-	struct edt_class *q = cls_at(c);
-	u32 next;
-
-	if (!in || !cfg || !q || !c)
-		return 0;
-	next = q->next;
-	key.set = cfg->cgset;
-	key.id = q->id;
-	if (!q->qlen && (!key.set || !bpf_map_lookup_elem(&cgroups, &key)))
-		class_free(in, slot, c, q);
-	return next;
-}
-
-/*
- * Once after each change of the options: classes whose entry went, and
- * that hold no packet, go back to the pool. Not per packet: it walks the
- * instance's classes.
- */
-static __always_inline void classes_check(struct edt_inst *in, const struct edt_cfg *cfg, u32 slot)
-{
-	u32 c = in->cls_head;
-	int i;
-
-	if (in->cgset == cfg->cgset)
-		return;
-	in->cgset = cfg->cgset;
-	bpf_for(i, 0, qd_cap_cgroups) {
-		if (!c)
-			break;
-		c = class_check(in, cfg, slot, c);
-	}
-}
-
-/* Class c, q, has its first packet: on the instance's list of classes with packets. */
-static __always_inline void class_busy(struct edt_inst *in, u32 c, struct edt_class *q)
-{
-	struct edt_class *h = cls_at(in->busy_head);
-
-	q->bnext = in->busy_head;
-	q->bprev = 0;
-	if (h && in->busy_head)
-		h->bprev = c;
-	in->busy_head = c;
-	in->busy |= 2;
-}
-
-/* Class c, q, sent its last packet. */
-static __always_inline void class_idle(struct edt_inst *in, struct edt_class *q)
-{
-	struct edt_class *o;
-
-	if ((o = cls_at(q->bprev)) && q->bprev)
-		o->bnext = q->bnext;
-	else
-		in->busy_head = q->bnext;
-	if ((o = cls_at(q->bnext)) && q->bnext)
-		o->bprev = q->bprev;
-	q->bnext = q->bprev = 0;
-	if (!in->busy_head)
-		in->busy &= ~2U;
-}
-
-/*
  * cfgs may hold any value (any program with the pinned map can write
  * one): what edt reads from it is clamped to its option's range where
  * used, and no arithmetic on it can overflow.
@@ -563,51 +493,430 @@ static __always_inline const struct edt_cgroup *class_entry(const struct edt_cfg
 	return e ?: &edt_gone;
 }
 
-/*
- * Of cgroup class c's backlog, the bytes its pace lets out from its clock
- * until t, added to *more. Returns the next class with packets. A global
- * function, as edt_eval.
- */
-__noinline u32 class_ahead(const struct edt_cfg *cfg, u32 c, u64 now, u64 t, u64 *more)
+/* a is before b, for virtual times that may wrap, and for clocks, which do not. */
+static __always_inline bool vt_before(u64 a, u64 b)
 {
-	const struct edt_class *q = cls_at(c);
-	struct edt_par par;
-	u64 r, n, d, from;
+	return (s64)(a - b) < 0;
+}
 
-	if (!cfg || !more || !q || !c)
+/* A class's virtual time as it borrows: never behind its prio's, so idle time earns nothing. */
+static __always_inline u64 class_vt(const struct edt_inst *in, const struct edt_class *q, u32 prio)
+{
+	u64 v = in->vtime[prio & (EDT_PRIOS - 1)];
+
+	return vt_before(q->vt, v) ? v : q->vt;
+}
+
+/*
+ * The heaps of cgroup classes with packets (edt.h, EDT_HEAP_*), which
+ * dequeue picks from and enqueue estimates by without walking them: each
+ * a complete binary tree of its members' nodes (node 0 in EDT_HEAP_RATE,
+ * node 1 in the others), least key on top. A heap holds at most
+ * EDT_MAX_CGROUPS classes: its positions have at most this many bits, and
+ * a sift at most this many steps.
+ */
+#define EDT_HEAP_BITS 21
+
+/*
+ * Heap h's index into the instance's arrays, masked where the verifier
+ * sees it: the compiler would drop a mask after the callers' h < EDT_HEAPS.
+ */
+static __always_inline u32 heap_idx(u32 h)
+{
+	barrier_var(h);
+	return h & (EDT_HEAP_ROOM - 1);
+}
+
+/* Node n of cgroup class c, or NULL. */
+static __always_inline struct edt_hnode *hnode(u32 c, u32 n)
+{
+	struct edt_class *q = cls_at(c);
+
+	return q && c ? &q->hn[n & 1] : NULL;
+}
+
+/* Set child side (0 or 1) of t: by a branch, which the verifier bounds, not an index. */
+static __always_inline void kid_set(struct edt_hnode *t, u32 side, u32 x)
+{
+	if (side)
+		t->kid[1] = x;
+	else
+		t->kid[0] = x;
+}
+
+/*
+ * Swap class x in heap h with its parent p. Global functions, as every
+ * step of a heap: loops over them carry only a class index.
+ */
+__noinline int heap_swap(struct edt_inst *in, u32 h, u32 x, u32 p)
+{
+	u32 n = h ? 1 : 0, side, g, o, k0, k1;
+	struct edt_hnode *nx = hnode(x, n), *np = hnode(p, n), *t;
+
+	if (!in || h >= EDT_HEAPS || !nx || !np)
 		return 0;
-	if (!q->backlog)
-		return q->bnext;
-	class_par(cfg, class_entry(cfg, q), &par);
-	r = class_pace(q, &par); /* ~0: no rate, all of it counts */
-	from = q->t_next > now ? q->t_next : now;
-	d = t > from ? (t - from) / 1000 : 0; /* us */
-	n = r && d < ~0ULL / r ? d * r / 1000000 : q->backlog;
-	*more += n < q->backlog ? n : q->backlog;
-	return q->bnext;
+	side = np->kid[1] == x;
+	g = np->up;
+	o = side ? np->kid[0] : np->kid[1];
+	k0 = nx->kid[0];
+	k1 = nx->kid[1];
+	nx->up = g;
+	if ((t = hnode(g, n)))
+		kid_set(t, t->kid[1] == p, x);
+	else
+		in->hroot[heap_idx(h)] = x;
+	nx->kid[0] = side ? o : p;
+	nx->kid[1] = side ? p : o;
+	if ((t = hnode(o, n)))
+		t->up = x;
+	np->up = x;
+	np->kid[0] = k0;
+	np->kid[1] = k1;
+	if ((t = hnode(k0, n)))
+		t->up = p;
+	if ((t = hnode(k1, n)))
+		t->up = p;
+	return 1;
+}
+
+/* Class x of heap h a level up, if its key is before its parent's: whether it moved. */
+__noinline int heap_up(struct edt_inst *in, u32 h, u32 x)
+{
+	u32 n = h ? 1 : 0;
+	struct edt_hnode *nx = hnode(x, n), *np;
+
+	if (!in || !nx)
+		return 0;
+	np = hnode(nx->up, n);
+	if (!np || !vt_before(nx->key, np->key))
+		return 0;
+	return heap_swap(in, h, x, nx->up);
+}
+
+/* Class x of heap h a level down, if a child's key is before its own: whether it moved. */
+__noinline int heap_down(struct edt_inst *in, u32 h, u32 x)
+{
+	u32 n = h ? 1 : 0, m;
+	struct edt_hnode *nx = hnode(x, n), *l, *r;
+
+	if (!in || !nx)
+		return 0;
+	m = nx->kid[0];
+	l = hnode(m, n);
+	r = hnode(nx->kid[1], n);
+	if (!l)
+		return 0;
+	if (r && vt_before(r->key, l->key)) {
+		m = nx->kid[1];
+		l = r;
+	}
+	if (!vt_before(l->key, nx->key))
+		return 0;
+	return heap_swap(in, h, m, x);
+}
+
+/* Class x of heap h where its key puts it. */
+static __always_inline void heap_sift(struct edt_inst *in, u32 h, u32 x)
+{
+	int i;
+
+	bpf_for(i, 0, EDT_HEAP_BITS) {
+		if (!heap_up(in, h, x))
+			break;
+	}
+	bpf_for(i, 0, EDT_HEAP_BITS) {
+		if (!heap_down(in, h, x))
+			break;
+	}
+}
+
+/* The class at position pos (1: the top) of heap h, or 0: the path to it is pos's bits. */
+__noinline u32 heap_at(struct edt_inst *in, u32 h, u32 pos)
+{
+	u32 n = h ? 1 : 0, c, d = 0, p = pos;
+	struct edt_hnode *t;
+	int i;
+
+	if (!in || h >= EDT_HEAPS)
+		return 0;
+	c = in->hroot[heap_idx(h)];
+	if (p >> 16) {
+		d += 16;
+		p >>= 16;
+	}
+	if (p >> 8) {
+		d += 8;
+		p >>= 8;
+	}
+	if (p >> 4) {
+		d += 4;
+		p >>= 4;
+	}
+	if (p >> 2) {
+		d += 2;
+		p >>= 2;
+	}
+	if (p >> 1)
+		d += 1;
+	bpf_for(i, 0, EDT_HEAP_BITS) {
+		if (i >= d)
+			break;
+		t = hnode(c, n);
+		if (!t)
+			return 0;
+		c = (pos >> (d - 1 - i)) & 1 ? t->kid[1] : t->kid[0];
+	}
+	return c;
+}
+
+/* Class x, not in heap h, into it by its node's key. */
+__noinline int heap_add(struct edt_inst *in, u32 h, u32 x)
+{
+	u32 n = h ? 1 : 0, size, p;
+	struct edt_hnode *nx = hnode(x, n), *np;
+
+	if (!in || h >= EDT_HEAPS || !nx)
+		return 0;
+	nx->up = 0;
+	nx->kid[0] = 0;
+	nx->kid[1] = 0;
+	size = in->hsize[heap_idx(h)] + 1;
+	if (size == 1) {
+		in->hsize[heap_idx(h)] = 1;
+		in->hroot[heap_idx(h)] = x;
+		return 0;
+	}
+	p = heap_at(in, h, size >> 1);
+	np = hnode(p, n);
+	if (!np)
+		return 0;
+	in->hsize[heap_idx(h)] = size;
+	kid_set(np, size & 1, x);
+	nx->up = p;
+	heap_sift(in, h, x);
+	return 0;
+}
+
+/* Class x out of heap h: the last position's class takes its place. */
+__noinline int heap_del(struct edt_inst *in, u32 h, u32 x)
+{
+	u32 n = h ? 1 : 0, size, last, up, k0, k1;
+	struct edt_hnode *nx = hnode(x, n), *nl, *t;
+
+	if (!in || h >= EDT_HEAPS || !nx)
+		return 0;
+	size = in->hsize[heap_idx(h)];
+	last = heap_at(in, h, size);
+	nl = hnode(last, n);
+	if (!size || !nl)
+		return 0;
+	in->hsize[heap_idx(h)] = size - 1;
+	if ((t = hnode(nl->up, n)))
+		kid_set(t, size & 1, 0);
+	else
+		in->hroot[heap_idx(h)] = 0;
+	if (last != x) {
+		up = nx->up;
+		k0 = nx->kid[0];
+		k1 = nx->kid[1];
+		nl->up = up;
+		nl->kid[0] = k0;
+		nl->kid[1] = k1;
+		if ((t = hnode(up, n)))
+			kid_set(t, t->kid[1] == x, last);
+		else
+			in->hroot[heap_idx(h)] = last;
+		if ((t = hnode(k0, n)))
+			t->up = last;
+		if ((t = hnode(k1, n)))
+			t->up = last;
+		heap_sift(in, h, last);
+	}
+	nx->up = 0;
+	nx->kid[0] = 0;
+	nx->kid[1] = 0;
+	return 0;
+}
+
+/* Class x of heap h, whose key changed, where it now goes. */
+__noinline int heap_fix(struct edt_inst *in, u32 h, u32 x)
+{
+	if (!in || h >= EDT_HEAPS)
+		return 0;
+	heap_sift(in, h, x);
+	return 0;
+}
+
+/* Class c, q, in heap h (of node 1) with key, out of the one it was in. */
+static __always_inline void class_heap(struct edt_inst *in, u32 c, struct edt_class *q, u32 h,
+				       u64 key)
+{
+	if (q->eh == h + 1) {
+		q->hn[1].key = key;
+		heap_fix(in, h, c);
+		return;
+	}
+	if (q->eh)
+		heap_del(in, q->eh - 1, c);
+	q->hn[1].key = key;
+	q->eh = h + 1;
+	heap_add(in, h, c);
+}
+
+/*
+ * Paces above this count as unlimited, so that the sum of a million
+ * stays within 64 bits.
+ */
+#define EDT_PACE_INF (1ULL << 40)
+
+/* Class q's pace in the instance's sum (0: out of it). */
+static __always_inline void class_pace_set(struct edt_inst *in, struct edt_class *q, u64 pace)
+{
+	if (pace > EDT_PACE_INF)
+		pace = EDT_PACE_INF;
+	if (q->pace == EDT_PACE_INF)
+		in->pace_inf--;
+	else
+		in->pace_sum -= q->pace;
+	if (pace == EDT_PACE_INF)
+		in->pace_inf++;
+	else
+		in->pace_sum += pace;
+	q->pace = pace;
+}
+
+/*
+ * Cgroup class c, with packets, where its head and clocks put it (par:
+ * its options): after its first packet, after each one it sends, and
+ * after its options changed; no other time changes its keys. In
+ * EDT_HEAP_RATE by when its rate lets its head go; with a ceil above the
+ * rate also in EDT_HEAP_CEIL by when its ceil does, or once that is past
+ * in its prio's lending heap by virtual time (edt_heaps moves it there).
+ */
+__noinline int class_place(struct edt_inst *in, u32 c, u64 now, const struct edt_par *par)
+{
+	struct edt_class *q = cls_at(c);
+	struct edt_slot *s;
+	u64 head, t;
+
+	if (!in || !par || !q || !c || !(s = pkt_at(q->head)))
+		return 0;
+	head = s->time_to_send;
+	t = clock_bound(&q->t_next, now, q->last_len, par->rate);
+	q->hn[0].key = t > head ? t : head;
+	if (q->hn[0].up || in->hroot[EDT_HEAP_RATE] == c)
+		heap_fix(in, EDT_HEAP_RATE, c);
+	else
+		heap_add(in, EDT_HEAP_RATE, c);
+	in->busy |= 2;
+	class_pace_set(in, q, class_pace(q, par));
+	q->prio = par->prio;
+	if (par->ceil <= par->rate) {
+		if (q->eh)
+			heap_del(in, q->eh - 1, c);
+		q->eh = 0;
+		return 0;
+	}
+	t = clock_bound(&q->t_ceil, now, q->last_len, par->ceil);
+	if (t < head)
+		t = head;
+	if (t <= now)
+		class_heap(in, c, q, EDT_HEAP_LEND + par->prio, q->vt);
+	else
+		class_heap(in, c, q, EDT_HEAP_CEIL, t);
+	return 0;
+}
+
+/* Cgroup class c sent its last packet: out of its heaps. */
+__noinline int class_idle(struct edt_inst *in, u32 c)
+{
+	struct edt_class *q = cls_at(c);
+
+	if (!in || !q || !c)
+		return 0;
+	heap_del(in, EDT_HEAP_RATE, c);
+	if (q->eh)
+		heap_del(in, q->eh - 1, c);
+	q->eh = 0;
+	class_pace_set(in, q, 0);
+	if (!in->hsize[EDT_HEAP_RATE])
+		in->busy &= ~2U;
+	return 0;
+}
+
+/*
+ * Class c of instance slot, seen after its options changed: placed anew
+ * for its new options when it holds packets, given back when its entry
+ * is gone and it holds none. Returns the next class of the instance's
+ * list. A global function: the walk carries only the index.
+ */
+__noinline u32 class_check(struct edt_inst *in, const struct edt_cfg *cfg, u32 slot, u32 c, u64 now)
+{
+	struct qd_entry_key key = {};
+	struct edt_class *q = cls_at(c);
+	struct edt_par par;
+	u32 next;
+
+	if (!in || !cfg || !q || !c)
+		return 0;
+	next = q->next;
+	if (q->qlen) {
+		class_par(cfg, class_entry(cfg, q), &par);
+		class_place(in, c, now, &par);
+		return next;
+	}
+	key.set = cfg->cgset;
+	key.id = q->id;
+	if (!key.set || !bpf_map_lookup_elem(&cgroups, &key))
+		class_free(in, slot, c, q);
+	return next;
+}
+
+/*
+ * Once after each change of the options: classes with packets are placed
+ * for their new options, and those whose entry went and that hold no
+ * packet go back to the pool. Not per packet: it walks the instance's
+ * classes.
+ */
+static __always_inline void classes_check(struct edt_inst *in, const struct edt_cfg *cfg, u32 slot,
+					  u64 now)
+{
+	u32 c = in->cls_head;
+	int i;
+
+	if (in->cgset == cfg->cgset)
+		return;
+	in->cgset = cfg->cgset;
+	bpf_for(i, 0, qd_cap_cgroups) {
+		if (!c)
+			break;
+		c = class_check(in, cfg, slot, c, now);
+	}
 }
 
 /*
  * When a packet that its class lets go at `ready` will leave: after the
  * link is free and has sent what is queued ahead of it. Cgroups' packets
- * go first, but each class only as fast as its rate, so of a cgroup's
- * backlog only what its rate lets out by then counts.
+ * go first, but each class only as fast as its pace, so of their backlog
+ * only what the sum of their paces lets out by then counts. Counting each
+ * class's share up to its own backlog would take a walk of the classes;
+ * the sum counts a class with little queued and a fast pace for its pace,
+ * so the estimate errs long, never short.
  */
-static __always_inline u64 edt_estimate(const struct edt_inst *in, const struct edt_cfg *cfg,
-					u64 now, u64 ready, u64 rate)
+static __always_inline u64 edt_estimate(const struct edt_inst *in, u64 now, u64 ready, u64 rate)
 {
-	u64 t = in->t_next > now ? in->t_next : now, more = 0;
-	u32 c = in->busy_head;
-	int i;
+	u64 t = in->t_next > now ? in->t_next : now, more, d, r;
 
 	if (in->classes[0].backlog)
 		t += link_xmit(in, in->classes[0].backlog, rate);
 	if (in->busy & 2) {
-		/* The classes with packets, not every entry's. */
-		bpf_for(i, 0, qd_cap_cgroups) {
-			if (!c)
-				break;
-			c = class_ahead(cfg, c, now, t, &more);
+		more = in->cg_backlog;
+		r = in->pace_sum;
+		d = (t - now) / 1000; /* us */
+		if (!in->pace_inf && r && d < ~0ULL / r) {
+			r = d * r / 1000000;
+			if (r < more)
+				more = r;
 		}
 		t += link_xmit(in, more, rate);
 	}
@@ -677,13 +986,14 @@ static __always_inline int edt_stored(struct sk_buff *old, struct Qdisc *sch,
 }
 
 /*
- * Put skb, of class c, stamped, at its class's tail; ret is what the
- * sender is told. Inlined twice: the path that read no clock keeps its
- * registers to itself.
+ * Put skb, of class c (with options par, at now), stamped, at its class's
+ * tail; ret is what the sender is told. Inlined twice: the path that read
+ * no clock keeps its registers to itself.
  */
 static __always_inline int edt_queue(struct sk_buff *skb, struct Qdisc *sch,
 				     struct bpf_sk_buff_ptr *to_free, struct edt_inst *in,
-				     struct edt_class *q, u32 c, u64 stamp, u32 len, int ret)
+				     struct edt_class *q, u32 c, const struct edt_par *par, u64 now,
+				     u64 stamp, u32 len, int ret)
 {
 	struct edt_slot *s, *t;
 	u32 p;
@@ -701,11 +1011,16 @@ static __always_inline int edt_queue(struct sk_buff *skb, struct Qdisc *sch,
 	else
 		q->head = p;
 	q->tail = p;
-	if (!q->qlen && c)
-		class_busy(in, c, q);
 	q->qlen++;
 	q->backlog += len;
-	if (!c) {
+	if (c) {
+		/* Its first packet: its head and clocks are its heaps' keys. */
+		if (q->qlen == 1)
+			class_place(in, c, now, par);
+		in->cg_backlog += len;
+		if (skb)
+			in->cg_backlog -= qdisc_pkt_len(skb);
+	} else {
 		q->t_last = stamp;
 		in->busy |= 1;
 	}
@@ -787,7 +1102,8 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		 * due by the time dequeue reaches this one, unless the last
 		 * one is ahead, and then it is the stamp (FIFO order).
 		 */
-		return edt_queue(skb, sch, to_free, in, q, 0, q->t_last, len, NET_XMIT_SUCCESS);
+		return edt_queue(skb, sch, to_free, in, q, 0, NULL, 0, q->t_last, len,
+				 NET_XMIT_SUCCESS);
 	}
 	now = bpf_ktime_get_ns();
 	in->seen = now;
@@ -806,7 +1122,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		if (lag > ready)
 			ready = lag;
 	}
-	delay = edt_estimate(in, cfg, now, ready, rate) - now;
+	delay = edt_estimate(in, now, ready, rate) - now;
 
 	if (delay > cfg_min(cfg->horizon, EDT_MAX_HORIZON)) {
 		if ((sk && cfg->backpressure) ||
@@ -823,23 +1139,9 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		ret = NET_XMIT_CN;
 	}
 
-	return edt_queue(skb, sch, to_free, in, q, c, stamp, len, ret);
+	return edt_queue(skb, sch, to_free, in, q, c, &par, now, stamp, len, ret);
 drop:
 	return edt_drop(skb, sch, to_free, q);
-}
-
-/* a is before b, for virtual times that may wrap. */
-static __always_inline bool vt_before(u64 a, u64 b)
-{
-	return (s64)(a - b) < 0;
-}
-
-/* A class's virtual time as it borrows: never behind its prio's, so idle time earns nothing. */
-static __always_inline u64 class_vt(const struct edt_inst *in, const struct edt_class *q, u32 prio)
-{
-	u64 v = in->vtime[prio & (EDT_PRIOS - 1)];
-
-	return vt_before(q->vt, v) ? v : q->vt;
 }
 
 /* No class: edt_pick's answer when none may send. */
@@ -847,7 +1149,6 @@ static __always_inline u64 class_vt(const struct edt_inst *in, const struct edt_
 
 /* What edt_pick has found so far, on dequeue's stack. */
 struct edt_pick {
-	u64 due;     /* of best */
 	u64 when;    /* the earliest time a head that is not due now will be */
 	u64 lend_vt; /* of lend */
 	u32 best;    /* a cgroup's class its rate lets go, or EDT_NONE */
@@ -857,48 +1158,31 @@ struct edt_pick {
 };
 
 /*
- * Weigh class c (0: the default class) for edt_pick; returns the next
- * cgroup class with packets. A global function: the verifier checks it
- * once, and dequeue's walk of the busy classes carries no state of it
- * (6.17's verifier, which does not widen loop scalars, gave up on edt_pick
- * when the loop carried its candidates).
+ * Weigh the default class for edt_pick. A global function: the verifier
+ * checks it once, and dequeue's plain path keeps its registers.
  */
-__noinline u32 edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u64 now,
+__noinline int edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u64 now,
 			struct edt_pick *pk)
 {
 	struct edt_class *q;
 	struct edt_slot *s;
 	struct edt_par par;
-	u64 t, tc, v, head;
-	u32 next = 0;
+	u64 t, tc, head;
 
 	if (!in || !cfg || !pk)
 		return 0;
-	if (c) {
-		q = cls_at(c);
-		if (!q)
-			return 0;
-		next = q->bnext;
-		class_par(cfg, class_entry(cfg, q), &par);
-	} else {
-		q = &in->classes[0];
-		class_par(cfg, NULL, &par);
-	}
+	q = &in->classes[0];
+	class_par(cfg, NULL, &par);
 	s = pkt_at(q->head);
 	if (!s)
-		return next;
+		return 0;
 	head = s->time_to_send;
 	t = clock_bound(&q->t_next, now, q->last_len, par.rate);
 	if (t < head)
 		t = head;
 	if (t <= now) {
-		if (!c) {
-			pk->def = 1;
-		} else if (t < pk->due) {
-			pk->due = t;
-			pk->best = c;
-		}
-		return next;
+		pk->def = 1;
+		return 0;
 	}
 	if (par.ceil > par.rate) {
 		tc = clock_bound(&q->t_ceil, now, q->last_len, par.ceil);
@@ -906,17 +1190,79 @@ __noinline u32 edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u
 			tc = head;
 		if (tc < t)
 			t = tc;
-		v = class_vt(in, q, par.prio);
-		if (tc <= now && (par.prio < pk->lend_prio ||
-				  (par.prio == pk->lend_prio && vt_before(v, pk->lend_vt)))) {
-			pk->lend = c;
+		if (tc <= now) {
+			pk->lend = 0;
 			pk->lend_prio = par.prio;
-			pk->lend_vt = v;
+			pk->lend_vt = class_vt(in, q, par.prio);
 		}
 	}
 	if (t < pk->when)
 		pk->when = t;
-	return next;
+	return 0;
+}
+
+/*
+ * The cgroup class at the top of EDT_HEAP_CEIL to its prio's lending
+ * heap, if its ceil lets its head go now: whether one moved.
+ */
+__noinline int class_lendable(struct edt_inst *in, u64 now)
+{
+	u32 c = in ? in->hroot[EDT_HEAP_CEIL] : 0;
+	struct edt_class *q = cls_at(c);
+
+	if (!q || !c || q->hn[1].key > now)
+		return 0;
+	class_heap(in, c, q, EDT_HEAP_LEND + (q->prio < EDT_PRIOS ? q->prio : EDT_PRIOS - 1),
+		   q->vt);
+	return 1;
+}
+
+/*
+ * Weigh the cgroup classes for edt_pick, after the default class: the
+ * tops of their heaps. Each class moves to a lending heap at most once
+ * after each time it is placed (class_place), so the moves take a bounded
+ * number of heap steps per packet sent, amortized.
+ */
+__noinline int edt_heaps(struct edt_inst *in, u64 now, struct edt_pick *pk)
+{
+	struct edt_class *q;
+	u32 c;
+	u64 v;
+	int i;
+
+	if (!in || !pk)
+		return 0;
+	bpf_for(i, 0, qd_cap_cgroups) {
+		if (!class_lendable(in, now))
+			break;
+	}
+	c = in->hroot[EDT_HEAP_RATE];
+	if ((q = cls_at(c)) && c) {
+		if (q->hn[0].key <= now) {
+			pk->best = c;
+			return 0;
+		}
+		if (q->hn[0].key < pk->when)
+			pk->when = q->hn[0].key;
+	}
+	c = in->hroot[EDT_HEAP_CEIL];
+	if ((q = cls_at(c)) && c && q->hn[1].key < pk->when)
+		pk->when = q->hn[1].key;
+	/* The lowest prio with a class to lend to; the default class wins ties. */
+	bpf_for(i, 0, EDT_PRIOS) {
+		c = in->hroot[heap_idx(EDT_HEAP_LEND + i)];
+		q = cls_at(c);
+		if (!q || !c)
+			continue;
+		v = class_vt(in, q, i);
+		if (i < pk->lend_prio || (i == pk->lend_prio && vt_before(v, pk->lend_vt))) {
+			pk->lend = c;
+			pk->lend_prio = i;
+			pk->lend_vt = v;
+		}
+		break;
+	}
+	return 0;
 }
 
 /*
@@ -926,31 +1272,29 @@ __noinline u32 edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u32 c, u
  * of them; else, with *borrow set, the class whose ceil lets its head go
  * at the lowest prio, and of those the one with the least virtual time.
  * EDT_NONE, with *when the earliest time a head is due, when none is.
- * Only the classes with packets are weighed, the default class alone
- * without a walk.
+ * The default class is weighed by itself, the cgroups' classes by the
+ * tops of their heaps: no walk, whatever the number with packets.
  */
 static __always_inline u32 edt_pick(struct edt_inst *in, const struct edt_cfg *cfg, u64 now,
 				    u64 *when, bool *borrow)
 {
-	struct edt_pick pk = {
-		.due = ~0ULL,
-		.when = ~0ULL,
-		.best = EDT_NONE,
-		.lend = EDT_NONE,
-		.lend_prio = EDT_PRIOS,
-	};
-	u32 c = in->busy_head;
-	int i;
+	struct edt_pick pk;
+
+	/*
+	 * Field by field: clang makes a 32-byte initializer a copy of a
+	 * constant in .rodata.cst32, a map whose name bpffs cannot pin.
+	 */
+	pk.when = ~0ULL;
+	pk.lend_vt = 0;
+	pk.best = EDT_NONE;
+	pk.lend = EDT_NONE;
+	pk.lend_prio = EDT_PRIOS;
+	pk.def = 0;
 
 	if (in->busy & 1)
-		edt_eval(in, cfg, 0, now, &pk);
-	if (in->busy & 2) {
-		bpf_for(i, 0, qd_cap_cgroups) {
-			if (!c)
-				break;
-			c = edt_eval(in, cfg, c, now, &pk);
-		}
-	}
+		edt_eval(in, cfg, now, &pk);
+	if (in->busy & 2)
+		edt_heaps(in, now, &pk);
 	*when = pk.when;
 	*borrow = false;
 	if (pk.best != EDT_NONE)
@@ -987,7 +1331,7 @@ __noinline int edt_choose(struct edt_inst *in, const struct edt_cfg *cfg, struct
 
 	if (!in || !cfg || !ch)
 		return 0;
-	classes_check(in, cfg, ch->slot);
+	classes_check(in, cfg, ch->slot, ch->now);
 	ch->c = edt_pick(in, cfg, ch->now, &ch->when, &borrow);
 	ch->borrow = borrow;
 	return 0;
@@ -1034,7 +1378,7 @@ static __always_inline struct sk_buff *class_pop(struct Qdisc *sch, struct edt_i
 	pkt_free(&in->pkt_cache, p, s);
 	if (!--q->qlen) {
 		if (c)
-			class_idle(in, q);
+			class_idle(in, c);
 		else
 			in->busy &= ~1U;
 	}
@@ -1044,6 +1388,8 @@ static __always_inline struct sk_buff *class_pop(struct Qdisc *sch, struct edt_i
 	sch->q.qlen--;
 	sch->qstats.backlog -= *len;
 	q->backlog -= *len;
+	if (c)
+		in->cg_backlog -= *len;
 	return skb;
 }
 
@@ -1128,6 +1474,9 @@ __noinline int class_sent(struct edt_inst *in, const struct edt_cfg *cfg,
 		/* Its entry went while it had packets: with the last one, the class goes too. */
 		if (e == &edt_gone && !q->qlen)
 			class_free(in, ch->slot, c, q);
+		/* Its clocks and head changed: so did its keys. */
+		if (q->qlen)
+			class_place(in, c, now, &par);
 	}
 	return 0;
 }
@@ -1223,6 +1572,21 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 	return edt_sent(sch, in, now, skb, len);
 }
 
+/* No class in any heap of the instance. */
+static __always_inline void edt_heaps_init(struct edt_inst *in)
+{
+	int i;
+
+	/* An iterator: clang makes a loop of stores a memset, too long for BPF. */
+	bpf_for(i, 0, EDT_HEAPS) {
+		in->hroot[i & (EDT_HEAP_ROOM - 1)] = 0;
+		in->hsize[i & (EDT_HEAP_ROOM - 1)] = 0;
+	}
+	in->cg_backlog = 0;
+	in->pace_sum = 0;
+	in->pace_inf = 0;
+}
+
 /* Free class q's packets and start its clocks anew. */
 static __always_inline void class_drain(struct edt_inst *in, struct edt_class *q)
 {
@@ -1252,8 +1616,9 @@ static __always_inline void class_drain(struct edt_inst *in, struct edt_class *q
 	q->t_last = 0;
 	q->vt = 0;
 	q->last_len = 0;
-	q->bnext = 0;
-	q->bprev = 0;
+	q->eh = 0;
+	q->pace = 0;
+	__builtin_memset(q->hn, 0, sizeof(q->hn));
 }
 
 /* Drain cgroup class c; returns the next of its instance's classes. A global function. */
@@ -1289,10 +1654,10 @@ static __noinline void edt_drain(struct edt_inst *in, u32 id)
 			break;
 		cg = class_drain_one(in, cg);
 	}
-	in->busy_head = 0;
 	pkt_return(&in->pkt_cache);
 	bpf_for(c, 0, EDT_PRIOS)
 		in->vtime[c & (EDT_PRIOS - 1)] = 0;
+	edt_heaps_init(in);
 	in->busy = 0;
 	in->t_next = 0;
 	in->last_len = 0;
@@ -1350,7 +1715,7 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
 	in->busy = 0;
 	/* The slot's last owner gave its classes back in its .destroy. */
 	in->cls_head = 0;
-	in->busy_head = 0;
+	edt_heaps_init(in);
 	in->cgset = 0;
 	in->t_next = 0;
 	in->last_len = 0;
@@ -1403,7 +1768,7 @@ int edt_ce_mark(struct __sk_buff *ctx)
 		class_par(cfg, e, &par);
 		ready = class_done(cq, &par, now);
 	}
-	if (edt_estimate(in, cfg, now, ready, cfg_rate(cfg->rate)) >
+	if (edt_estimate(in, now, ready, cfg_rate(cfg->rate)) >
 		    now + cfg_min(cfg->ce_threshold, EDT_MAX_HORIZON) &&
 	    bpf_skb_ecn_set_ce(ctx))
 		__sync_fetch_and_add(&in->stats.ce_marks, 1);

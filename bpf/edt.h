@@ -15,6 +15,8 @@
  * with room for a change to write them anew beside the old ones.
  */
 #define EDT_DEF_CGROUPS 4096
+/* The most: a class's place in a heap (edt_hnode) is then at most 21 bits. */
+#define EDT_MAX_CGROUPS (1U << 20)
 /*
  * Packets one cgroup's class may queue, so that the blocked senders of a
  * slow cgroup cannot take all of `limit` from everyone else.
@@ -104,7 +106,29 @@ struct edt_stats {
 };
 
 /*
- * A class: its FIFO of packets in departure order (slots of the shared
+ * A node of a binary heap of cgroup classes (by class index; 0: none):
+ * the heap is a complete binary tree linked through its members, so that
+ * it costs nothing per instance beyond its root and size.
+ */
+struct edt_hnode {
+	__u64 key;
+	__u32 up, kid[2];
+};
+
+/*
+ * The heaps of an instance's cgroup classes with packets: by when their
+ * rate lets their head go; by when their ceil does, those it does not yet;
+ * by virtual time for each prio, those it does.
+ */
+#define EDT_HEAP_RATE 0
+#define EDT_HEAP_CEIL 1
+#define EDT_HEAP_LEND 2 /* + prio */
+#define EDT_HEAPS     (EDT_HEAP_LEND + EDT_PRIOS)
+/* Room for them: a power of two, so that a heap's index is bounded by a mask. */
+#define EDT_HEAP_ROOM 16
+
+/*
+ * A class of packets in departure order (slots of the shared
  * pool linked by index), its clock, its counters.
  */
 struct edt_class {
@@ -126,11 +150,18 @@ struct edt_class {
 	__u32 qlen;
 	__u32 last_len; /* of the packet that last advanced t_next and t_ceil */
 	/* A cgroup's class: its place in the class pool and on its instance's lists. */
-	__u32 owner;	    /* the instance's slot + 1; 0: free */
-	__u32 next;	    /* on the instance's list of its classes, or the free chain */
-	__u32 prev;	    /* on that list */
-	__u32 bnext, bprev; /* on the list of its classes with packets */
+	__u32 owner; /* the instance's slot + 1; 0: free */
+	__u32 next;  /* on the instance's list of its classes, or the free chain */
+	__u32 prev;  /* on that list */
+	/*
+	 * With packets, in its instance's heaps: node 0 in EDT_HEAP_RATE,
+	 * node 1 in heap eh - 1 (0: none) while its ceil is above its rate.
+	 */
+	__u32 eh;
+	__u32 prio; /* of its heap in EDT_HEAP_LEND */
 	__u32 pad;
+	__u64 pace; /* what it adds to the instance's pace_sum (EDT_PACE_INF: unlimited); 0: none */
+	struct edt_hnode hn[2];
 };
 
 struct edt_inst {
@@ -147,8 +178,12 @@ struct edt_inst {
 	__u32 last_len;			/* of the packet that last advanced t_next */
 	struct qd_pool_cache pkt_cache; /* free packet slots this instance holds */
 	__u32 cls_head;			/* its cgroups' classes, in the class pool */
-	__u32 busy_head;		/* those with packets */
 	__u32 cgset;			/* cfg's cgset when its classes were last checked */
+	__u32 hroot[EDT_HEAP_ROOM];	/* of its heaps of classes with packets */
+	__u32 hsize[EDT_HEAP_ROOM];
+	__u64 cg_backlog; /* bytes queued in its cgroups' classes */
+	__u64 pace_sum;	  /* bytes/s: the paces of those with packets... */
+	__u32 pace_inf;	  /* ...but these, unlimited */
 	__u32 pad;
 	struct edt_class classes[EDT_CLASSES];
 };

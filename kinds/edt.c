@@ -286,7 +286,7 @@ static const struct qd_cap edt_caps[] = {
 		.help = "cgroup entries, and classes of cgroups that send, of every instance",
 		.def = EDT_DEF_CGROUPS,
 		.min = 64,
-		.max = 1U << 20,
+		.max = EDT_MAX_CGROUPS,
 	},
 	{}
 };
