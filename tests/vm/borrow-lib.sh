@@ -49,12 +49,6 @@ shares() {
 		END { printf "%d %d\n", r[9001] / 8, r[9002] / 8 }' "$TMPDIR/sink.9001")
 }
 
-# within GOT WANT PERCENT NAME
-within() {
-	fcmp "$1" ">=" "$2 * (100 - $3) / 100" && fcmp "$1" "<=" "$2 * (100 + $3) / 100" ||
-		fail "$4: $1 bytes/s, expected $2 within $3 %"
-}
-
 # agree EDT HTB WANT NAME: edt's share is the expected one within 5 %, and
 # htb's in the same boot within 5 % of edt's.
 agree() {

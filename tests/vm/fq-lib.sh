@@ -254,6 +254,52 @@ sink_flows() {
 	awk -v f="$2" '$1 == "flow" { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' "$TMPDIR/sink.$1"
 }
 
+# within GOT WANT PERCENT NAME: GOT (bytes/s) is WANT within PERCENT %.
+within() {
+	fcmp "$1" ">=" "$2 * (100 - $3) / 100" && fcmp "$1" "<=" "$2 * (100 + $3) / 100" ||
+		fail "$4: $1 bytes/s, expected $2 within $3 %"
+}
+
+# cg_window N CGDIR_OF PPS_OF: res="B0 ... B(N-1)", the bytes/s (as the
+# qdisc counts them: 1442 bytes a datagram) that port 9001 + i got at the
+# receiver over 4 s from UDP sender i, which runs in cgroup directory
+# $(CGDIR_OF i) of namespace a and offers $(PPS_OF i) datagrams a second,
+# blocking on its 1 MB socket buffer beyond what its class lets out. The
+# senders start before the sink (a loaded emulated CPU takes seconds to
+# start many); the window opens 1 s after the first datagram, and a
+# flow's first 20 datagrams in it do not count: a sender that started
+# late sends its burst (16 full-size packets by default) then.
+cg_window() {
+	_n=$1
+	_i=0
+	rm -f /tmp/senders
+	while [ "$_i" -lt "$_n" ]; do
+		/bin/sh -c "echo \$\$ >$($2 "$_i")/cgroup.procs && exec /usr/sbin/ip netns exec a \
+			udpflows -d $IP_B -p $((9001 + _i)) -k 1 -n 0 -l 1400 -b 1048576 -r $($3 "$_i") -t 30s" \
+			>/tmp/tx.$_i 2>&1 &
+		echo $! >>/tmp/senders
+		_i=$((_i + 1))
+	done
+	wait_until 20 cg_senders_up "$_n" "$2" || fail "senders did not start"
+	sleep 2
+	sink_start 9001 -P "$_n" -H 42 -S 1s -W 20 -t 5s
+	sink_wait 9001
+	kill $(cat /tmp/senders) 2>/dev/null
+	wait $(cat /tmp/senders) 2>/dev/null
+	rm -f /tmp/senders
+	res=$(awk -v n="$_n" '$1 == "flow" { for (i = 3; i < NF; i++) if ($i == "rate_bps") r[$4] = $(i + 1) }
+		END { for (p = 9001; p < 9001 + n; p++) printf "%d ", r[p] / 8 }' "$TMPDIR/sink.9001")
+}
+# cg_senders_up N CGDIR_OF: each of the N senders' cgroups has its process
+# (cgroupfs files have no size: read them).
+cg_senders_up() {
+	_j=0
+	while [ "$_j" -lt "$1" ]; do
+		[ -n "$(cat "$($2 "$_j")/cgroup.procs")" ] || return 1
+		_j=$((_j + 1))
+	done
+}
+
 # jain: Jain's fairness index and the largest relative deviation from the
 # mean of the numbers on stdin (one per line): "JAIN MAXDEV".
 jain() {

@@ -18,7 +18,6 @@ must mkdir -p "$cg"
 netns_pair --neigh
 quiet_ns a b
 big_sndbuf
-rm -f /tmp/senders
 
 # Sender i (0..15) is in cgroup 64 * i + 7, sends to port 9001 + i, and
 # has 400 + 100 * i kbit/s; every other cgroup has 1 Mbit/s.
@@ -33,53 +32,15 @@ while [ "$n" -lt 1024 ]; do
 	n=$((n + 1))
 done
 
-# senders_up: every sender's cgroup has its process.
-senders_up() {
-	for _i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-		# cgroupfs files have no size: read them.
-		[ -n "$(cat "$cg/$((64 * _i + 7))/cgroup.procs")" ] || return 1
-	done
-}
-
-# window: res="B0 ... B15", the bytes/s (as the qdisc counts them) each
-# port got at the receiver over 4 s, from 1 s after the first datagram the
-# sink saw, with all 16 senders, started before it, offering twice their
-# rates (a loaded emulated CPU takes seconds to start them all). A flow's
-# first 20 datagrams in the window do not count: a sender that started
-# late sends its burst (16 full-size packets by default) then.
-window() {
-	_i=0
-	while [ "$_i" -lt 16 ]; do
-		# datagrams/s for twice the rate, 1442 bytes each on the wire
-		_pps=$(($(rate_of "$_i") * 1000 / 8 * 2 / 1442))
-		/bin/sh -c "echo \$\$ >$cg/$((64 * _i + 7))/cgroup.procs && exec /usr/sbin/ip netns exec a \
-			udpflows -d $IP_B -p $((9001 + _i)) -k 1 -n 0 -l 1400 -b 1048576 -r $_pps -t 30s" \
-			>/tmp/tx.$_i 2>&1 &
-		echo $! >>/tmp/senders
-		_i=$((_i + 1))
-	done
-	wait_until 20 senders_up || fail "senders did not start"
-	sleep 2
-	sink_start 9001 -P 16 -H 42 -S 1s -W 20 -t 5s
-	sink_wait 9001
-	kill $(cat /tmp/senders) 2>/dev/null
-	wait $(cat /tmp/senders) 2>/dev/null
-	rm -f /tmp/senders
-	res=$(awk '$1 == "flow" { for (i = 3; i < NF; i++) if ($i == "rate_bps") r[$4] = $(i + 1) }
-		END { for (p = 9001; p <= 9016; p++) printf "%d ", r[p] / 8 }' "$TMPDIR/sink.9001")
-}
-
-# within GOT WANT PERCENT NAME
-within() {
-	fcmp "$1" ">=" "$2 * (100 - $3) / 100" && fcmp "$1" "<=" "$2 * (100 + $3) / 100" ||
-		fail "$4: $1 bytes/s, expected $2 within $3 %"
-}
+cgdir_of() { echo "$cg/$((64 * $1 + 7))"; }
+# twice sender i's rate
+pps_of() { echo $(($(rate_of "$1") * 1000 / 8 * 2 / 1442)); }
 
 must qd add dev va root edt rate 24mbit "$@"
 j=$(qd -j show dev va)
 [ "$(jget "$j" '.[0].options.cgroup | length')" = 1024 ] || fail "entries: $(jget "$j" '.[0].options.cgroup | length')"
 assert_match "$(qd show dev va)" "cgroup /many/7 rate 400Kbit .*cgroup /many/967 rate 1900Kbit"
-window
+cg_window 16 cgdir_of pps_of
 edt=$res
 
 j=$(qd -s -j show dev va)
@@ -112,7 +73,7 @@ while [ "$i" -lt 16 ]; do
 	i=$((i + 1))
 done
 must in_a tc class add dev va parent 1:1 classid 1:30 htb rate 100kbit ceil 24mbit
-window
+cg_window 16 cgdir_of pps_of
 htb=$res
 must in_a tc qdisc del dev va root
 

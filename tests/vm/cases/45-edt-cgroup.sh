@@ -57,11 +57,6 @@ rates() {
 	echo $((($6 - $2) * 100 / _dt)) $((($7 - $3) * 100 / _dt)) $((($8 - $4) * 100 / _dt))
 }
 
-# within GOT WANT PERCENT NAME
-within() {
-	fcmp "$1" ">=" "$2 * (100 - $3) / 100" && fcmp "$1" "<=" "$2 * (100 + $3) / 100" ||
-		fail "$4: $1 bytes/s, expected $2 within $3 %"
-}
 # aggregate GOT NAME: the aggregate rate (3000000 B/s) is never exceeded;
 # below it only by what an emulated CPU shared by three senders fails to
 # offer (40-edt measures its precision alone).

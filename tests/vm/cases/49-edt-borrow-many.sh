@@ -18,7 +18,6 @@ cg=/sys/fs/cgroup/lend
 netns_pair --neigh
 quiet_ns a b
 big_sndbuf
-rm -f /tmp/senders
 
 # Sender i (0..7) is in cgroup lend/i and sends to port 9001 + i.
 prio_of() { [ "$1" -lt 2 ] && echo 0 || echo 1; }
@@ -41,44 +40,12 @@ while [ "$i" -lt 8 ]; do
 	i=$((i + 1))
 done
 
-senders_up() {
-	for _i in 0 1 2 3 4 5 6 7; do
-		[ -n "$(cat "$cg/$_i/cgroup.procs")" ] || return 1
-	done
-}
-
-# window: res="B0 ... B7", the bytes/s (as the qdisc counts them) each
-# port got at the receiver over 4 s, with every sender offering twice
-# what it should get (blocking on its socket buffer beyond that).
-window() {
-	_i=0
-	while [ "$_i" -lt 8 ]; do
-		_pps=$(($(want_of "$_i") * 2 / 1442))
-		/bin/sh -c "echo \$\$ >$cg/$_i/cgroup.procs && exec /usr/sbin/ip netns exec a \
-			udpflows -d $IP_B -p $((9001 + _i)) -k 1 -n 0 -l 1400 -b 1048576 -r $_pps -t 30s" \
-			>/tmp/tx.$_i 2>&1 &
-		echo $! >>/tmp/senders
-		_i=$((_i + 1))
-	done
-	wait_until 20 senders_up || fail "senders did not start"
-	sleep 2
-	sink_start 9001 -P 8 -H 42 -S 1s -W 20 -t 5s
-	sink_wait 9001
-	kill $(cat /tmp/senders) 2>/dev/null
-	wait $(cat /tmp/senders) 2>/dev/null
-	rm -f /tmp/senders
-	res=$(awk '$1 == "flow" { for (i = 3; i < NF; i++) if ($i == "rate_bps") r[$4] = $(i + 1) }
-		END { for (p = 9001; p <= 9008; p++) printf "%d ", r[p] / 8 }' "$TMPDIR/sink.9001")
-}
-
-# within GOT WANT PERCENT NAME
-within() {
-	fcmp "$1" ">=" "$2 * (100 - $3) / 100" && fcmp "$1" "<=" "$2 * (100 + $3) / 100" ||
-		fail "$4: $1 bytes/s, expected $2 within $3 %"
-}
+cgdir_of() { echo "$cg/$1"; }
+# twice what sender i should get
+pps_of() { echo $(($(want_of "$1") * 2 / 1442)); }
 
 must qd add dev va root edt rate 12mbit burst 48k "$@"
-window
+cg_window 8 cgdir_of pps_of
 edt=$res
 must qd del dev va root
 
@@ -96,7 +63,7 @@ while [ "$i" -lt 8 ]; do
 	i=$((i + 1))
 done
 must in_a tc class add dev va parent 1:1 classid 1:30 htb rate 100kbit ceil 12mbit
-window
+cg_window 8 cgdir_of pps_of
 htb=$res
 must in_a tc qdisc del dev va root
 
