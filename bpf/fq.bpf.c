@@ -45,6 +45,7 @@ char _license[] SEC("license") = "GPL";
 #define FQ_RECLAIM_LOOK 16		   /* idle flows a full instance looks at */
 #define FQ_HEAP_STEPS	64		   /* > 2 x log2(flows): a leftist heap's merge */
 #define FQ_DEQ_ROUNDS	256		   /* list steps one dequeue may take */
+#define FQ_DEQ_SKIPS	4		   /* tries at skipping rounds one dequeue may make */
 #define FQ_FLOW_BATCH	16		   /* flow slots taken from the pool at once */
 #define FQ_PKT_BATCH	32		   /* packet slots taken from the pool at once */
 #define TC_PRIO_MAX	15
@@ -1416,6 +1417,7 @@ static __always_inline struct sk_buff *fq_dequeue_flows(struct Qdisc *sch, struc
 	fq_check_throttled(&c, now);
 	c.in->deq_retry = 0;
 	c.in->deq_skipped = 0;
+	c.in->deq_skips = 0;
 	bpf_for(i, 0, FQ_DEQ_ROUNDS) {
 		bool from_new;
 		u32 *head, *tail, idx;
@@ -1445,9 +1447,17 @@ static __always_inline struct sk_buff *fq_dequeue_flows(struct Qdisc *sch, struc
 			break;
 		c.in->deq_retry = 0;
 		if (f->credit <= 0) {
-			/* Once a dequeue: the walk is as long as the band's lists. */
-			if (!c.in->deq_skipped) {
+			/*
+			 * Once until a flow leaves the lists: a try walks them
+			 * (twice if it skips), and finds no whole rounds while
+			 * a listed flow has credit, as one with nothing queued
+			 * often has until its turn takes it off them. At most
+			 * FQ_DEQ_SKIPS times, so that thousands of flows
+			 * leaving cost a few walks, not one each.
+			 */
+			if (!c.in->deq_skipped && c.in->deq_skips < FQ_DEQ_SKIPS) {
 				c.in->deq_skipped = 1;
+				c.in->deq_skips++;
 				if (fq_skip_rounds(&c, b))
 					continue;
 			}
@@ -1466,6 +1476,7 @@ static __always_inline struct sk_buff *fq_dequeue_flows(struct Qdisc *sch, struc
 				list_add_tail(&b->old_head, &b->old_tail, idx, f);
 			} else {
 				set_idle(&c, idx, f, now);
+				c.in->deq_skipped = 0;
 			}
 			continue;
 		}
@@ -1483,6 +1494,7 @@ static __always_inline struct sk_buff *fq_dequeue_flows(struct Qdisc *sch, struc
 			heap_push(c.in, idx, f);
 			if (!c.in->time_next_delayed_flow || due < c.in->time_next_delayed_flow)
 				c.in->time_next_delayed_flow = due;
+			c.in->deq_skipped = 0;
 			continue;
 		}
 		skb = flow_dequeue(&c, f, slot);

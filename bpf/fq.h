@@ -154,14 +154,16 @@ struct fq_inst {
 	struct fq_band band[FQ_BANDS];
 	__u32 band_nr; /* the band being served */
 	/*
-	 * The dequeue loop's bands passed without work and whether it has
-	 * skipped rounds, kept here rather than in locals: a value read back
+	 * The dequeue loop's bands passed without work, whether it has tried
+	 * to skip rounds since a flow last left the lists, and how often it
+	 * has tried, kept here rather than in locals: a value read back
 	 * from a map is not tracked, so the loop's states at each turn stay
 	 * alike and prune. With locals, 6.17's and 6.18's verifiers (which do
 	 * not widen loop scalars) gave up on fq_dequeue.
 	 */
 	__u32 deq_retry;
-	__u32 deq_skipped;
+	__u16 deq_skipped;
+	__u16 deq_skips;
 	__u32 idle_head, idle_tail; /* idle flows, oldest first */
 	__u32 heap_root;	    /* leftist heap of throttled flows */
 	__u32 buckets;		    /* how many buckets the chains are hashed for */
