@@ -49,6 +49,10 @@ TESTS = {
     "tcp8": ("mbit", "TCP (iperf3), 8 flows", True),
     "rr": ("tps", "TCP request/response, 1 B", True),
 }
+# The cgroups section: test -> (cgroups configured, cgroups sending).
+CG_TESTS = {"cg1": (1, 1), "cg100": (100, 16), "cg1024": (1024, 16), "cg100all": (100, 100), "cg1024all": (1024, 1024)}
+for _t, (_n, _a) in CG_TESTS.items():
+    TESTS[_t] = ("ipp", f"UDP from {_a:,} of {_n:,} cgroups, backlogged", False)
 
 # The floors `make bench-check` holds the ratios to. kind: "ratio" (BPF /
 # native, higher is better), "max" (value <= floor), "abs_dev" (|value - 1|
@@ -67,6 +71,9 @@ TARGETS = [
     ("fq vs sch_fq, TCP 8 flows", "ratio", ("tcp8", "fq", "sch_fq"), 0.99),
     ("fq vs sch_fq, request/response", "ratio", ("rr", "fq", "sch_fq"), 0.99),
     ("edt vs htb, pktgen packets/s (cost)", "ratio", ("pktgen", "edt", "htb"), 1.0),
+] + [(f"edt vs htb, {n:,} cgroup{'s' if n > 1 else ''} ({a:,} sending): packets per instruction (cost)", "ratio",
+       (t, "edt", "htb"), 1.0)
+      for t, (n, a) in CG_TESTS.items()] + [
     ("edt achieved rate vs configured (1 DCTCP flow)", "abs_dev", ("shaped", "rate_ratio", "edt_dctcp"), 0.005),
     ("show -s, 1,000 qdiscs: qdiscctl / tc time", "max", ("show", "ms", "qdiscctl/tc"), 1.0),
     ("static binary, stripped (bytes)", "max", ("size", "bytes", "qdiscctl"), 2_000_000),
@@ -305,6 +312,35 @@ def md(res, png=None):
             L.append(f"| {kind} | {center(s):.4f} | {s['spread_pct']:.3f} % |")
         L.append("")
 
+    cg = [t for t in CG_TESTS if m.get(t, {}).get("ipp")]
+    if cg:
+        L.append("## edt's cgroups against htb's classes, backlogged UDP (cgroups section)\n")
+        L.append("N cgroups configured (edt: cgroup entries; htb: classes under one parent, a BPF classifier mapping "
+                 "the socket's cgroup id to the classid), 60-byte UDP datagrams from sockets in the sending ones, each "
+                 "class at 20 Mbit/s / sending. Instructions per packet: busy guest time over 1 s / packets va sent; "
+                 "rates: a class's bytes (the qdisc's count) / its configured rate, the mean over the sending classes "
+                 "and the lowest and highest.\n")
+        L.append("| cgroups (sending) | htb instr/pkt | edt instr/pkt | edt × htb (packets per instruction) | "
+                 "htb rate (min–max) | edt rate (min–max) | busy share (htb/edt) | spread (htb/edt) |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        for t in cg:
+            ipp = m[t]["ipp"]
+            g = lambda mt, k: m[t].get(mt, {}).get(k)
+            def rates(k):
+                a, lo, hi = g("rate", k), g("class_min", k), g("class_max", k)
+                return f"{center(a):.4f} ({center(lo):.4f}–{center(hi):.4f})" if a and lo and hi else "–"
+            r = ratio_of(t, "edt", "htb")
+            h, e = ipp.get("htb"), ipp.get("edt")
+            n, a = CG_TESTS[t]
+            sp = "/".join(f"{x['spread_pct']:.2f}" for x in (h, e) if x)
+            rs = f"{r:.4f}" if r else "–"
+            busy = "/".join(f"{center(g('busy', k)):.3f}" if g("busy", k) else "–" for k in ("htb", "edt"))
+            L.append(f"| {n:,} ({a:,}) | {fmt(h and center(h), 1)} | {fmt(e and center(e), 1)} | {rs} | "
+                     f"{rates('htb')} | {rates('edt')} | {busy} | {sp} % |")
+        L.append("\nBusy share: the window's busy time over its length. Near 1 the CPU, not the shaper, is the "
+                 "bottleneck, and instructions per packet read 10⁹ / the packet rate: a floor of what the qdisc "
+                 "would take with a CPU to spare.\n")
+
     an = res.get("anatomy") or {}
     if an.get("kinds"):
         L.append("## Where a BPF qdisc's instructions go (pktgen, 1 flow, per packet)\n")
@@ -517,7 +553,7 @@ def compare(a, b, out=sys.stdout):
         t = w[1] if w[0] == "ratio" else w[0]
         t = {"pktgen1000": "pktgen", "pktgen50000": "pktgen", "full1": "fullpath",
              "full1000": "fullpath", "full50000": "fullpath", "tcp1": "tcp", "tcp8": "tcp", "show-json": "show",
-             "anatomy-stats": "anatomy", "add": "add/del"}.get(t, t)
+             "anatomy-stats": "anatomy", "add": "add/del", **{c: "cgroups" for c in CG_TESTS}}.get(t, t)
         return ("ratios " if w[0] == "ratio" else "") + t
     worst = {}
     for d, k, x, y in rows:

@@ -1005,6 +1005,13 @@ static __always_inline void fq_pace_from(struct fq_flow *f, u64 wait, u64 now)
 	f->time_next_packet = now + wait;
 }
 
+/* Whether a band has flows listed: work for dequeue, unless they are out of rounds. */
+static __always_inline bool fq_listed(const struct fq_inst *in)
+{
+	return in->band[0].new_head || in->band[0].old_head || in->band[1].new_head ||
+	       in->band[1].old_head || in->band[2].new_head || in->band[2].old_head;
+}
+
 /*
  * fq_rehash with a context of its own: one the fast path passes to no call
  * stays in registers.
@@ -1120,18 +1127,18 @@ drop:
  * to its flow as it arrives. Dequeue serves it first: it is the oldest
  * packet there is.
  *
- * A packet may take it (sch_fq's fq_fastpath_check for an empty qdisc) when
- * no maxrate is set, it is due, whatever its band, and
- * either no rate applies to its flow (pacing delays a flow only at a finite
- * maxrate or socket pacing rate) or its socket's flow is the one classify
- * found last for the socket's hash (recent), which is busy and whose
- * pacing lets it go at once: with nothing queued, the deficit round robin
- * would send it after the rounds that refill its credit, which it is given
- * here at once (sch_fq's fast path charges no credit: it leaves pacing to
- * the EDT stamps of TCP, which paces itself for sch_fq alone).
- * So its flow's queue, credit and pacing state could not have held it back.
- * The rest goes to fq_enqueue_flow, as does everything while packets are
- * queued.
+ * A packet may take it (sch_fq's fq_fastpath_check) when no maxrate is
+ * set, it is due, whatever its band, and either the qdisc is empty and no
+ * rate applies to its flow (pacing delays a flow only at a finite maxrate
+ * or socket pacing rate), or its socket's flow is the one classify found
+ * last for the socket's hash (recent), has nothing queued and its pacing
+ * lets it go at once, while the qdisc is empty or holds packets of
+ * throttled flows alone, none of them due. Nothing else may send then: the
+ * deficit round robin would send it after the rounds that refill its
+ * credit, which it is given here at once (sch_fq's fast path charges no
+ * credit: it leaves pacing to the EDT stamps of TCP, which paces itself
+ * for sch_fq alone). So its flow's queue, credit and pacing state could
+ * not have held it back. The rest goes to fq_enqueue_flow.
  */
 SEC("struct_ops/fq_enqueue")
 int fq_enqueue(unsigned long long *ctx)
@@ -1152,7 +1159,16 @@ int fq_enqueue(unsigned long long *ctx)
 		return NET_XMIT_DROP;
 	}
 	skb = ENQ_SKB(ctx);
-	if (ENQ_SCH(ctx)->q.qlen || !cfg->limit || cfg->maxrate != ~0ULL)
+	if (!cfg->limit || cfg->maxrate != ~0ULL)
+		goto flow;
+	/*
+	 * Packets queued, in throttled flows alone (none listed, and the fast
+	 * slot free): as in sch_fq's fast path, a packet of a flow found
+	 * below, which has none queued, may go ahead of them while none is
+	 * due. Only a socket's flow is found before classification.
+	 */
+	if (ENQ_SCH(ctx)->q.qlen &&
+	    (ENQ_SCH(ctx)->q.qlen >= cfg->limit || in->fast || fq_listed(in)))
 		goto flow;
 	sk = skb->sk;
 	/*
@@ -1162,6 +1178,8 @@ int fq_enqueue(unsigned long long *ctx)
 	 * anything else is looked at, so that little has to outlive the call.
 	 */
 	if (!cfg->pacing || !sk || !fq_sk_flow(sk) || sk->sk_pacing_rate == ~0UL) {
+		if (ENQ_SCH(ctx)->q.qlen)
+			goto flow;
 		if (skb->tstamp) {
 			now = bpf_ktime_get_ns();
 			if (ENQ_SKB(ctx)->tstamp > now)
@@ -1169,6 +1187,8 @@ int fq_enqueue(unsigned long long *ctx)
 		}
 	} else {
 		now = bpf_ktime_get_ns();
+		if (ENQ_SCH(ctx)->q.qlen && (!in->heap_root || in->time_next_delayed_flow <= now))
+			goto flow;
 		sk = ENQ_SKB(ctx)->sk;
 		if (!sk)
 			goto flow;
@@ -1182,13 +1202,17 @@ int fq_enqueue(unsigned long long *ctx)
 		sk = skb->sk;
 		/* Tested above, but read again for the verifier's sake. */
 		if (!sk || f->key != fq_sk_key(&c, sch, sk) || f->owner != sch->limit ||
-		    f->socket_hash != sk->__sk_common.skc_hash || f->state == FQ_IDLE ||
+		    f->socket_hash != sk->__sk_common.skc_hash || f->qlen ||
 		    f->time_next_packet > now || skb->tstamp > now)
 			goto flow;
 		len = qdisc_pkt_len(skb);
+		/* What fq_enqueue_flow gives a flow that comes back from idle. */
+		if (f->state == FQ_IDLE && now - f->age > cfg->refill_delay &&
+		    f->credit < (s32)fq_quantum(&c))
+			f->credit = fq_quantum(&c);
 		/*
-		 * No flow has a packet queued: the rounds the dequeue loop would
-		 * give this one until its credit is positive, at once.
+		 * No flow has a packet it may send: the rounds the dequeue loop
+		 * would give this one until its credit is positive, at once.
 		 */
 		if (f->credit <= 0) {
 			u32 q = fq_quantum(&c);
@@ -1210,9 +1234,9 @@ int fq_enqueue(unsigned long long *ctx)
 	len = qdisc_pkt_len(skb);
 	in->fast_len = len;
 	in->fast_flow = flow;
-	sch->q.qlen = 1;
+	sch->q.qlen++;
 	sch->qstats.backlog += len;
-	/* The qdisc was empty: the fast slot is free. */
+	/* Tested free above. */
 	skb = bpf_kptr_xchg(&in->fast, skb);
 	return qd_enq_stored(ctx, skb);
 flow:
@@ -1361,13 +1385,6 @@ static __always_inline bool fq_skip_rounds(const struct fq_ctx *c, struct fq_ban
 	return true;
 }
 
-/* Whether a band has flows listed: work for dequeue, unless they are out of rounds. */
-static __always_inline bool fq_listed(const struct fq_inst *in)
-{
-	return in->band[0].new_head || in->band[0].old_head || in->band[1].new_head ||
-	       in->band[1].old_head || in->band[2].new_head || in->band[2].old_head;
-}
-
 /*
  * dequeue from the flows: the bands by weighted round robin as sch_fq
  * serves them (the band being served goes on while it has credit and flows;
@@ -1513,7 +1530,7 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	if (!in->fast)
 		return fq_dequeue_flows(sch, in, id);
 	/*
-	 * It arrived at an empty qdisc: nothing queued is older. As in prio,
+	 * It arrived when nothing queued could leave before it. As in prio,
 	 * everything but the statistics is settled before the exchange, so
 	 * that only sch and skb outlive it.
 	 */

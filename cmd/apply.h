@@ -22,8 +22,8 @@ struct qd_apply_opts {
 /*
  * Plan every statement of c, then (unless dry_run) carry out what is not
  * yet so: an exit code. It prints a line (or, inside the caller's JSON
- * array, an object) for each statement and device. home is an fd of the network namespace statements
- * without a netns line apply to.
+ * array, an object) for each statement and device. home is an fd of the network namespace
+ * statements without a netns line apply to.
  */
 int qd_apply(const struct qd_config *c, const struct qd_apply_opts *o, int home);
 

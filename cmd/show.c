@@ -19,25 +19,27 @@
 #include "lib/json_print.h"
 #include "netlink/qdisc_print.h"
 
-/* The listing, and the qdisc being printed as the kernel reports it (show prints the kind's base
- * id). */
+/*
+ * The listing and, while a qdisc is printed that is an instance of one of
+ * qdiscctl's kinds, its registration, slot and options, read once for both
+ * callbacks.
+ */
 struct show_ctx {
 	struct qd_lookup lk;
-	const struct qdisc_info *printing;
+	const struct qd_reg *reg;
+	uint32_t id;
+	void *cfg; /* QD_CFG_MAX bytes */
 };
 
 static void print_options(const struct qdisc_info *qi, void *data)
 {
 	struct show_ctx *ctx = data;
-	const struct qd_reg *reg;
-	uint32_t id;
+	const struct qd_reg *reg = ctx->reg;
 
-	if (!(reg = qd_lookup_instance(&ctx->lk, ctx->printing ? ctx->printing : qi, &id)))
+	(void)qi;
+	if (!reg)
 		return;
-	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
-	if (qd_reg_cfg(reg, id, cfg))
-		return;
-	qd_kind_print(reg->kind, cfg);
+	qd_kind_print(reg->kind, ctx->cfg);
 	if (qd_opts.details) {
 		char fp[QD_FP_LEN];
 
@@ -45,7 +47,7 @@ static void print_options(const struct qdisc_info *qi, void *data)
 		uint64_t mem;
 		unsigned int maps;
 
-		print_uint(PRINT_ANY, "qdiscctl_slot", "slot %llu ", id);
+		print_uint(PRINT_ANY, "qdiscctl_slot", "slot %llu ", ctx->id);
 		print_uint(PRINT_ANY, "qdiscctl_slots", "of %llu ", reg->slots);
 		/* Which program runs it: after an upgrade, old instances keep theirs. */
 		print_string(PRINT_ANY, "qdiscctl_version", "version %s ", reg->id);
@@ -65,21 +67,20 @@ static void print_options(const struct qdisc_info *qi, void *data)
 static void print_xstats(const struct qdisc_info *qi, void *data)
 {
 	struct show_ctx *ctx = data;
-	const struct qdisc_info *q = ctx->printing ? ctx->printing : qi;
-	const struct qd_kind *k = qd_reg_kind(q->kind);
-	const struct qd_reg *reg;
-	uint32_t id;
+	const struct qd_reg *reg = ctx->reg;
+	const struct qd_kind *k;
+	const void *inst;
 
-	_Alignas(uint64_t) char cfg[QD_CFG_MAX];
-	void *inst;
-
-	if (!k || (!k->stats && !k->table && !k->rows) ||
-	    !(reg = qd_lookup_read(&ctx->lk, q, &id, &inst, cfg)))
+	(void)qi;
+	if (!reg)
 		return;
-	qd_kind_print_stats(reg->kind, inst, reg->inst_len, qd_inst_now());
-	qd_kind_print_rows(reg->kind, cfg, inst, reg->inst_len);
-	qd_kind_print_table(reg->kind, inst, reg->inst_len, cfg);
-	free(inst);
+	k = reg->kind;
+	if ((!k->stats && !k->table && !k->rows) ||
+	    !(inst = qd_lookup_inst(&ctx->lk, reg, ctx->id, ctx->cfg)))
+		return;
+	qd_kind_print_stats(k, inst, reg->inst_len, qd_inst_now());
+	qd_kind_print_rows(k, ctx->cfg, inst, reg->inst_len);
+	qd_kind_print_table(k, inst, reg->inst_len, ctx->cfg);
 }
 
 static int show_one(const struct qdisc_info *qi, void *data)
@@ -92,11 +93,11 @@ static int show_one(const struct qdisc_info *qi, void *data)
 	/* Every version of a kind is shown as the kind; -d tells the version. */
 	if (k)
 		snprintf(q.kind, sizeof(q.kind), "%s", k->id);
-	ctx->printing = qi;
-	if (qd_lookup_wanted(&ctx->lk, qi))
-		qdisc_print(&q, qd_lookup_dev(&ctx->lk, qi, dev), qd_opts.stats, print_options,
-			    print_xstats, ctx);
-	ctx->printing = NULL;
+	if (!qd_lookup_wanted(&ctx->lk, qi))
+		return 0;
+	ctx->reg = k ? qd_lookup_cfg(&ctx->lk, qi, &ctx->id, ctx->cfg) : NULL;
+	qdisc_print(&q, qd_lookup_dev(&ctx->lk, qi, dev), qd_opts.stats, print_options,
+		    print_xstats, ctx);
 	return 0;
 }
 
@@ -162,7 +163,11 @@ static int run_show(int argc, char **argv)
 	if (ret)
 		return ret;
 	qd_lookup_init(&ctx.lk, &rt, &s);
-	if (flows) {
+	ctx.cfg = malloc(QD_CFG_MAX);
+	if (!ctx.cfg) {
+		qd_err("show: %s", strerror(ENOMEM));
+		ret = QD_EXIT_FAIL;
+	} else if (flows) {
 		ret = show_flows(&rt, &ctx.lk, sort);
 	} else {
 		open_json_array(PRINT_JSON, NULL);
@@ -175,6 +180,7 @@ static int run_show(int argc, char **argv)
 	}
 	rtnl_close(&rt);
 	qd_lookup_free(&ctx.lk);
+	free(ctx.cfg);
 	return ret;
 }
 

@@ -7,6 +7,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <bpf/btf.h>
+#include <libmnl/libmnl.h>
 
 #include "core/egress.h"
 #include "core/instance.h"
@@ -211,14 +212,13 @@ void qd_lookup_init(struct qd_lookup *l, struct rtnl *rt, const struct qdisc_spe
 	memset(l, 0, sizeof(*l));
 	l->filter = filter;
 	rtnl_netns_cookie(rt, &l->netns);
-	/* As tc: one dump of every device's name instead of a lookup per qdisc. */
-	if (!filter->dev)
-		link_names_load(rt, &l->names);
+	/* The caller may have opened rt in another namespace and left it. */
+	l->name_fd = mnl_socket_get_fd(rt->nl);
 }
 
 void qd_lookup_free(struct qd_lookup *l)
 {
-	link_names_free(&l->names);
+	free(l->inst);
 	for (size_t i = 0; i < QD_LOOKUP_KINDS; i++)
 		if (l->ok[i] > 0) {
 			qd_reg_close(&l->regs[i]);
@@ -234,19 +234,20 @@ bool qd_lookup_wanted(const struct qd_lookup *ctx, const struct qdisc_info *qi)
 	       (!f->have_handle || qi->handle == f->handle);
 }
 
-const char *qd_lookup_dev(const struct qd_lookup *ctx, const struct qdisc_info *qi, char *buf)
+const char *qd_lookup_dev(struct qd_lookup *ctx, const struct qdisc_info *qi, char *buf)
 {
-	const char *name;
-
 	if (ctx->filter->dev)
 		return NULL;
-	name = link_name(&ctx->names, qi->ifindex);
-	if (name)
-		return name;
-	/* A device that came after the dump of names. */
-	if (!if_indextoname(qi->ifindex, buf))
+	if (ctx->name_ifindex && ctx->name_ifindex == qi->ifindex)
+		return ctx->name;
+	if (link_index_name(ctx->name_fd, qi->ifindex, ctx->name)) {
+		/* Gone since the dump listed its qdisc. */
+		ctx->name_ifindex = 0;
 		snprintf(buf, IF_NAMESIZE, "if%d", qi->ifindex);
-	return buf;
+		return buf;
+	}
+	ctx->name_ifindex = qi->ifindex;
+	return ctx->name;
 }
 
 /*
@@ -299,19 +300,25 @@ const struct qd_reg *qd_lookup_instance(struct qd_lookup *ctx, const struct qdis
 	return NULL;
 }
 
-const struct qd_reg *qd_lookup_read(struct qd_lookup *l, const struct qdisc_info *qi, uint32_t *id,
-				    void **inst, void *cfg)
+const struct qd_reg *qd_lookup_cfg(struct qd_lookup *l, const struct qdisc_info *qi, uint32_t *id,
+				   void *cfg)
 {
-	const struct qd_reg *reg = NULL;
+	const struct qd_reg *reg = qd_lookup_instance(l, qi, id);
 
-	*inst = NULL;
-	if (!(reg = qd_lookup_instance(l, qi, id)) || qd_reg_cfg(reg, *id, cfg))
-		return NULL;
+	return reg && !qd_reg_cfg(reg, *id, cfg) ? reg : NULL;
+}
+
+const void *qd_lookup_inst(struct qd_lookup *l, const struct qd_reg *reg, uint32_t id,
+			   const void *cfg)
+{
 	/* Sized by the pinned map, which open_pinned bounds: not for the stack. */
-	if (!(*inst = malloc(reg->inst_len)) || qd_reg_inst(reg, *id, cfg, *inst)) {
-		free(*inst);
-		*inst = NULL;
-		return NULL;
+	if (reg->inst_len > l->inst_max) {
+		void *p = realloc(l->inst, reg->inst_len);
+
+		if (!p)
+			return NULL;
+		l->inst = p;
+		l->inst_max = reg->inst_len;
 	}
-	return reg;
+	return qd_reg_inst(reg, id, cfg, l->inst) ? NULL : l->inst;
 }

@@ -59,18 +59,24 @@ uint64_t qd_inst_now(void);
 #define QD_LOOKUP_KINDS 16
 
 /*
- * What a listing of qdiscs reads: the filter, the namespace, the device
- * names from one dump, and the registrations of qdiscctl's kinds, opened
- * on first use with their instances read once (looking each qdisc up in
- * the map would cost a syscall a slot, for every qdisc listed).
+ * What a listing of qdiscs reads: the filter, the namespace, the name of
+ * the last device printed (a dump lists a device's qdiscs together), and
+ * the registrations of qdiscctl's kinds, opened on first use with their
+ * instances read once (looking each qdisc up in the map would cost a
+ * syscall a slot, for every qdisc listed).
  */
 struct qd_lookup {
 	const struct qdisc_spec *filter;
 	__u64 netns;
-	struct link_names names;
+	int name_fd; /* the rtnetlink socket: devices are named in its namespace */
+	int name_ifindex;
+	char name[IF_NAMESIZE];
 	struct qd_reg regs[QD_LOOKUP_KINDS];
 	int ok[QD_LOOKUP_KINDS]; /* 1 open, -1 absent, 0 not looked at yet */
 	struct qd_insts insts[QD_LOOKUP_KINDS];
+	/* qd_lookup_inst's buffer: one for every instance listed, not one each. */
+	void *inst;
+	size_t inst_max;
 };
 
 /* l for a listing of what filter names, in rt's namespace. */
@@ -79,16 +85,22 @@ void qd_lookup_free(struct qd_lookup *l);
 /* Does qi pass the filter's parent and handle? */
 bool qd_lookup_wanted(const struct qd_lookup *l, const struct qdisc_info *qi);
 /* The device name to print (NULL when filtering by dev, as tc): buf (IF_NAMESIZE) or NULL. */
-const char *qd_lookup_dev(const struct qd_lookup *l, const struct qdisc_info *qi, char *buf);
+const char *qd_lookup_dev(struct qd_lookup *l, const struct qdisc_info *qi, char *buf);
 /* The registration and slot of qi when it is an instance of one of qdiscctl's kinds. */
 const struct qd_reg *qd_lookup_instance(struct qd_lookup *l, const struct qdisc_info *qi,
 					uint32_t *id);
 /*
- * The same (its slot into *id), with the instance's "insts" value (malloc'd, reg->inst_len
- * bytes, into *inst) and options (QD_CFG_MAX bytes at cfg) read: its
+ * The same, with its options read into cfg (QD_CFG_MAX bytes): its
  * registration, or NULL when qi is none of qdiscctl's or cannot be read.
  */
-const struct qd_reg *qd_lookup_read(struct qd_lookup *l, const struct qdisc_info *qi, uint32_t *id,
-				    void **inst, void *cfg);
+const struct qd_reg *qd_lookup_cfg(struct qd_lookup *l, const struct qdisc_info *qi, uint32_t *id,
+				   void *cfg);
+/*
+ * The "insts" value of slot id of reg, with cfg its options as
+ * qd_lookup_cfg read them: reg->inst_len bytes in a buffer of l's that the
+ * next read reuses, or NULL when it cannot be read.
+ */
+const void *qd_lookup_inst(struct qd_lookup *l, const struct qd_reg *reg, uint32_t id,
+			   const void *cfg);
 
 #endif

@@ -85,8 +85,9 @@ int qd_reg_cfg(const struct qd_reg *r, uint32_t id, void *cfg);
 int qd_reg_set_cfg(struct qd_reg *r, uint32_t id, const void *cfg);
 /*
  * The "insts" value of slot id (header, counters, state), then the rows
- * of the entries in its options cfg that the kind keeps apart: r->inst_len
- * bytes.
+ * of the entries in its options cfg (as qd_reg_cfg reads them) that the
+ * kind keeps apart, into buf (r->inst_len bytes): rows past the entries
+ * there are (qd_kind_entries_read) are left as they were.
  */
 int qd_reg_inst(const struct qd_reg *r, uint32_t id, const void *cfg, void *buf);
 /* Open one of the kind's own pinned maps (qd_kind.maps): an fd, or -errno. */

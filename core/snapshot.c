@@ -20,8 +20,8 @@ static int take_one(const struct qdisc_info *qi, void *data)
 	struct qd_snap_qdisc *q;
 	const struct qd_reg *reg;
 	char cfg[QD_CFG_MAX] __attribute__((aligned(8)));
+	const void *inst;
 	const char *dev;
-	void *inst;
 
 	if (t->err || !qd_lookup_wanted(&t->lk, qi))
 		return 0;
@@ -37,7 +37,8 @@ static int take_one(const struct qdisc_info *qi, void *data)
 	dev = qd_lookup_dev(&t->lk, qi, q->dev);
 	if (dev != q->dev)
 		snprintf(q->dev, sizeof(q->dev), "%s", dev ? dev : t->lk.filter->dev);
-	if ((reg = qd_lookup_read(&t->lk, qi, &q->slot, &inst, cfg))) {
+	if ((reg = qd_lookup_cfg(&t->lk, qi, &q->slot, cfg)) &&
+	    (inst = qd_lookup_inst(&t->lk, reg, q->slot, cfg))) {
 		const struct qd_kind *k = reg->kind;
 
 		q->kind = k;
@@ -49,13 +50,11 @@ static int take_one(const struct qdisc_info *qi, void *data)
 		if (!q->samples || !q->cfg) {
 			free(q->samples);
 			free(q->cfg);
-			free(inst);
 			t->err = -ENOMEM;
 			return 0;
 		}
 		memcpy(q->cfg, cfg, k->cfg_size);
 		q->nsamples = qd_kind_samples(k, inst, reg->inst_len, cfg, s->at, q->samples);
-		free(inst);
 	}
 	s->n++;
 	return 0;

@@ -216,4 +216,3 @@ void qd_opt_set(const struct qd_opt *o, void *cfg, uint64_t v)
 {
 	qd_opt_set_at(o, cfg, 0, v);
 }
-

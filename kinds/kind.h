@@ -159,8 +159,8 @@ struct qd_stat {
  * Counters kept for each entry of an option of entries (QD_OPT_CGROUPS),
  * in an array of the "insts" value: a table like struct qd_stat_table
  * whose records lie in the value itself, one for each entry configured,
- * which `show -s` prints through the same code, the entry's label first. Entry i owns row i; a row whose key is not the
- * entry's (the cgroup id) has not counted for it yet and shows zeros.
+ * which `show -s` prints through the same code, the entry's label first. Entry i owns row i; a row
+ * whose key is not the entry's (the cgroup id) has not counted for it yet and shows zeros.
  */
 struct qd_stat_rows {
 	const char *name;	     /* JSON key of the array */
@@ -429,6 +429,12 @@ int qd_kind_change(const struct qd_kind *k, const void *cur, int argc, char **ar
 int qd_kind_check_required(const struct qd_kind *k, int argc, char **argv);
 /* The option named word (not a keyword one), or NULL. */
 const struct qd_opt *qd_kind_named(const struct qd_kind *k, const char *word);
+/*
+ * How many of o's entries in cfg, options as read from a registration, a
+ * reader need look at: there the entries that k->entries keeps in maps come
+ * first, as many as its count says. Every entry (o->count) for other options.
+ */
+unsigned int qd_kind_entries_read(const struct qd_kind *k, const struct qd_opt *o, const void *cfg);
 /* The option whose removing word (.unset) is word, or NULL. */
 const struct qd_opt *qd_kind_unset(const struct qd_kind *k, const char *word);
 /* Is word one of k's option names or keywords? */

@@ -99,6 +99,17 @@ const struct qd_opt *qd_kind_named(const struct qd_kind *k, const char *word)
 	return NULL;
 }
 
+unsigned int qd_kind_entries_read(const struct qd_kind *k, const struct qd_opt *o, const void *cfg)
+{
+	uint32_t n;
+
+	if (!k->entries || strcmp(k->entries->opt, o->name))
+		return o->count;
+	memcpy(&n, (const char *)cfg + k->entries->count_off, sizeof(n));
+	/* Read back from a map: no more than the options hold. */
+	return n < o->count ? n : o->count;
+}
+
 const struct qd_opt *qd_kind_unset(const struct qd_kind *k, const char *word)
 {
 	for (const struct qd_opt *o = k->opts; o->name; o++)

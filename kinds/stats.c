@@ -103,7 +103,8 @@ static void print_records(const char *name, const struct qd_stat *stats, const c
  * for entry i of the option they follow: the entries configured, each with
  * its row, or zeros while the row has not counted for that entry's key.
  * The records (malloc'd, k->rows->stride bytes each) and the entries they
- * belong to into *recs and *entry: how many, 0 when there are none.
+ * belong to into *recs and *entry: how many, 0 when there are none. cfg is
+ * as read from the registration (qd_kind_entries_read).
  */
 static unsigned int rows_records(const struct qd_kind *k, const void *cfg, const void *inst,
 				 size_t size, const struct qd_opt **o, char **recs,
@@ -111,18 +112,19 @@ static unsigned int rows_records(const struct qd_kind *k, const void *cfg, const
 {
 	const struct qd_stat_rows *r = k->rows;
 	const struct qd_opt_ops *ops;
-	unsigned int n = 0, used = 0;
+	unsigned int n = 0, used = 0, count;
 
 	*recs = NULL;
 	*entry = NULL;
 	if (!r || !(*o = qd_kind_named(k, r->opt)) || !(ops = qd_opt_ops(*o))->entry_key)
 		return 0;
 	/* Room for the entries there are, not for all an instance may take (1,024 of edt's). */
-	for (unsigned int i = 0; i < (*o)->count; i++)
+	count = qd_kind_entries_read(k, *o, cfg);
+	for (unsigned int i = 0; i < count; i++)
 		used += !!ops->entry_key(*o, cfg, i);
 	*recs = calloc(used ?: 1, r->stride);
 	*entry = calloc(used ?: 1, sizeof(**entry));
-	for (unsigned int i = 0; *recs && *entry && i < (*o)->count; i++) {
+	for (unsigned int i = 0; *recs && *entry && i < count; i++) {
 		size_t base = r->off + (size_t)i * r->stride;
 		uint64_t id = ops->entry_key(*o, cfg, i), key = 0;
 

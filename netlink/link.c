@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_link.h>
@@ -88,6 +89,16 @@ int link_tx_queues_total(struct rtnl *r, uint64_t *n)
 
 	*n = 0;
 	return rtnl_dump(r, link_req(buf, 0), txq_sum, n);
+}
+
+int link_index_name(int fd, int ifindex, char *name)
+{
+	struct ifreq ifr = { .ifr_ifindex = ifindex };
+
+	if (ioctl(fd, SIOCGIFNAME, &ifr))
+		return -errno;
+	snprintf(name, IF_NAMESIZE, "%s", ifr.ifr_name);
+	return 0;
 }
 
 int link_names_add(struct link_names *ln, const struct nlmsghdr *nlh)

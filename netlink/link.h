@@ -16,6 +16,13 @@ int link_tx_queues_total(struct rtnl *r, uint64_t *n);
 /* The same from one RTM_NEWLINK message: 0, or -ENOENT when it does not say. */
 int link_msg_num_tx_queues(const struct nlmsghdr *nlh, int ifindex, uint32_t *n);
 
+/*
+ * The name of ifindex (IF_NAMESIZE bytes) into name, in the network
+ * namespace of socket fd (an rtnetlink one will do): 0 or -errno. One
+ * ioctl, where a dump costs the kernel a full message for every device.
+ */
+int link_index_name(int fd, int ifindex, char *name);
+
 /* Every device's name by ifindex, from one dump. */
 struct link_names {
 	int max;		    /* highest ifindex seen */

@@ -30,6 +30,22 @@
  *                                      is runnable, so a run's idle time is
  *                                      its iterations times the ns an
  *                                      iteration takes alone (spin MS)
+ *   benchtool cgspin MS                cgsend's idle counter alone for MS
+ *                                      ms: "ITERATIONS NS"
+ *   benchtool cgsend DST DEV CGDIR N ACTIVE SNDBUF WARM_MS WIN_MS SPIN_NS CMD...
+ *                                      UDP to DST port 9 from ACTIVE
+ *                                      sockets, socket j made in cgroup
+ *                                      CGDIR/(j * N / ACTIVE), each as fast
+ *                                      as its SNDBUF lets it; after WARM_MS
+ *                                      runs "CMD... 0", from its exit for
+ *                                      WIN_MS counts DEV's tx_packets and
+ *                                      the busy time (the window less the
+ *                                      idle time an idle-priority thread
+ *                                      counts, SPIN_NS an iteration), then
+ *                                      runs "CMD... 1"; prints "PACKETS
+ *                                      BUSY_NS WINDOW_NS SNAP_NS SENT":
+ *                                      SNAP_NS from the middle of one CMD
+ *                                      to the middle of the other
  *
  * Under qemu's -icount shift=0 the guest clock counts instructions, so
  * these times are instruction counts and repeat across boots.
@@ -41,12 +57,15 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -303,6 +322,249 @@ static int cmd_spin(long ms)
 	return 0;
 }
 
+/* cgsend's idle counter: the same loop alone (cgspin, the calibration) and
+ * at SCHED_IDLE beside the sender, where it runs only while nothing else
+ * can; the sender reads spin_n at its window's ends. */
+static volatile uint64_t spin_n;
+static volatile int spin_quit;
+
+/* noipa: the thread's call, with no deadline, must not get a copy of its
+ * own without the deadline test, or its iterations would be cheaper than
+ * the calibration's. */
+static __attribute__((noipa)) void spin_loop(uint64_t deadline)
+{
+	while (!spin_quit) {
+		uint64_t n = ++spin_n;
+
+		if (!(n & 0xffff) && deadline && now_ns() >= deadline)
+			break;
+	}
+}
+
+static void *spin_thread(void *arg)
+{
+	struct sched_param sp = { 0 };
+
+	(void)arg;
+	if (sched_setscheduler(0, SCHED_IDLE, &sp)) {
+		die("SCHED_IDLE");
+		exit(1);
+	}
+	spin_loop(0);
+	return NULL;
+}
+
+static int cmd_cgspin(long ms)
+{
+	uint64_t t0 = now_ns();
+
+	spin_loop(t0 + (uint64_t)ms * 1000000);
+	printf("%llu %llu\n", (unsigned long long)spin_n, (unsigned long long)(now_ns() - t0));
+	return 0;
+}
+
+static int write_pid(const char *dir)
+{
+	char path[4096], pid[32];
+	int fd, n, ok;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, pid, n) == n;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static uint64_t read_counter(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return strtoull(buf, NULL, 10);
+}
+
+/* Run CMD... SNAP; a pidfd that turns readable when it has exited. */
+/* Run cmd with snap appended; its pidfd, watched by epoll ep (data ~0), or -1. */
+static int spawn_snap(int ep, char **cmd, int ncmd, const char *snap, pid_t *pid)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = UINT64_MAX };
+	char *argv[64];
+	int i, fd;
+
+	if (ncmd > 62)
+		return -1;
+	for (i = 0; i < ncmd; i++)
+		argv[i] = cmd[i];
+	argv[ncmd] = (char *)snap;
+	argv[ncmd + 1] = NULL;
+	*pid = fork();
+	if (*pid < 0)
+		return -1;
+	if (*pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	fd = syscall(SYS_pidfd_open, *pid, 0);
+	if (fd >= 0)
+		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	return fd;
+}
+
+#define CG_BATCH 16
+
+static int cmd_cgsend(char **argv, char **cmd, int ncmd)
+{
+	const char *dst = argv[0], *dev = argv[1], *cgdir = argv[2];
+	long n = atol(argv[3]), active = atol(argv[4]);
+	int sndbuf = atoi(argv[5]);
+	uint64_t warm = (uint64_t)atol(argv[6]) * 1000000, win = (uint64_t)atol(argv[7]) * 1000000;
+	double spin_ns = atof(argv[8]);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(9) };
+	static char payload[18];
+	struct iovec iov = { .iov_base = payload, .iov_len = sizeof(payload) };
+	struct mmsghdr msgs[CG_BATCH];
+	struct epoll_event ev, evs[256];
+	char path[4096], home[4200] = "/sys/fs/cgroup";
+	uint64_t t_start, c0 = 0, c1 = 0, s0 = 0, s1 = 0, p0 = 0, p1 = 0, r0 = 0, r1 = 0, tsnap = 0;
+	uint64_t sent = 0, sent0 = 0;
+	int *fds, ep, txfd, snapfd = -1, phase = 0, st;
+	pid_t snap_pid = 0;
+	pthread_t spinner;
+	struct rlimit lim;
+	FILE *f;
+	long j;
+
+	if (n < 1 || active < 1 || active > n || inet_pton(AF_INET, dst, &a.sin_addr) != 1) {
+		fprintf(stderr, "benchtool: cgsend: bad N, ACTIVE or DST\n");
+		return 2;
+	}
+	/* Come back to this cgroup when the sockets are made. */
+	f = fopen("/proc/self/cgroup", "r");
+	if (f && fgets(path, sizeof(path), f) && !strncmp(path, "0::", 3)) {
+		path[strcspn(path, "\n")] = 0;
+		snprintf(home, sizeof(home), "/sys/fs/cgroup%s", path + 3);
+	}
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_packets", dev);
+	txfd = open(path, O_RDONLY);
+	/* A socket for each sending cgroup: 1,024 and the rest exceed the
+	 * default limit of 1,024 open files. */
+	lim.rlim_cur = lim.rlim_max = active + 64;
+	if (active + 64 > 1024 && setrlimit(RLIMIT_NOFILE, &lim))
+		return die("RLIMIT_NOFILE");
+	fds = calloc(active, sizeof(*fds));
+	ep = epoll_create1(0);
+	if (txfd < 0 || !fds || ep < 0)
+		return die("setup");
+	/* A socket belongs to the cgroup of the task that made it, for life. */
+	for (j = 0; j < active; j++) {
+		snprintf(path, sizeof(path), "%s/%ld", cgdir, j * n / active);
+		if (write_pid(path))
+			return die(path);
+		fds[j] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+		if (fds[j] < 0 ||
+		    setsockopt(fds[j], SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) ||
+		    connect(fds[j], (struct sockaddr *)&a, sizeof(a)))
+			return die("socket");
+		ev.events = EPOLLOUT;
+		ev.data.u64 = j;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[j], &ev))
+			return die("epoll_ctl");
+	}
+	if (write_pid(home))
+		return die(home);
+	memset(msgs, 0, sizeof(msgs));
+	for (j = 0; j < CG_BATCH; j++) {
+		msgs[j].msg_hdr.msg_iov = &iov;
+		msgs[j].msg_hdr.msg_iovlen = 1;
+	}
+	t_start = now_ns();
+	while (phase < 4) {
+		uint64_t t = now_ns();
+		int i, k, timeout = -1;
+
+		/* 0: warming up; 1: the first snapshot runs; 2: the window;
+		 * 3: the second snapshot runs. */
+		if (phase == 0 && t >= t_start + warm) {
+			tsnap = now_ns();
+			snapfd = spawn_snap(ep, cmd, ncmd, "0", &snap_pid);
+			if (snapfd < 0)
+				return die("snapshot");
+			phase = 1;
+		} else if (phase == 2 && t >= c0 + win) {
+			c1 = now_ns();
+			s1 = spin_n;
+			p1 = read_counter(txfd);
+			/* Idle time outside the window is the host's to skip. */
+			spin_quit = 1;
+			pthread_join(spinner, NULL);
+			sent0 = sent - sent0;
+			tsnap = c1;
+			snapfd = spawn_snap(ep, cmd, ncmd, "1", &snap_pid);
+			if (snapfd < 0)
+				return die("snapshot");
+			phase = 3;
+		}
+		if (phase == 0)
+			timeout = (t_start + warm - t) / 1000000 + 1;
+		else if (phase == 2)
+			timeout = (c0 + win - t) / 1000000 + 1;
+		k = epoll_wait(ep, evs, 256, timeout);
+		if (k < 0 && errno != EINTR)
+			return die("epoll_wait");
+		for (i = 0; i < k; i++) {
+			int fd, m;
+
+			if (evs[i].data.u64 == UINT64_MAX) {
+				uint64_t mid = tsnap + (now_ns() - tsnap) / 2;
+
+				if (waitpid(snap_pid, &st, 0) < 0 || !WIFEXITED(st) ||
+				    WEXITSTATUS(st)) {
+					fprintf(stderr,
+						"benchtool: cgsend: the snapshot command failed\n");
+					return 1;
+				}
+				epoll_ctl(ep, EPOLL_CTL_DEL, snapfd, NULL);
+				close(snapfd);
+				if (phase == 1) {
+					r0 = mid;
+					if (pthread_create(&spinner, NULL, spin_thread, NULL))
+						return die("pthread_create");
+					c0 = now_ns();
+					s0 = spin_n;
+					p0 = read_counter(txfd);
+					sent0 = sent;
+					phase = 2;
+				} else {
+					r1 = mid;
+					phase = 4;
+				}
+				continue;
+			}
+			/* One batch a writable socket a round: a qdisc that
+			 * drops (UDP ignores ENOBUFS) cannot keep the loop
+			 * from its clock. */
+			fd = fds[evs[i].data.u64];
+			m = sendmmsg(fd, msgs, CG_BATCH, MSG_DONTWAIT);
+			if (m > 0)
+				sent += m;
+			else if (m < 0 && errno != EAGAIN)
+				return die("sendmmsg");
+		}
+	}
+	printf("%llu %.0f %llu %llu %llu\n", (unsigned long long)(p1 - p0),
+	       (double)(c1 - c0) - (double)(s1 - s0) * spin_ns, (unsigned long long)(c1 - c0),
+	       (unsigned long long)(r1 - r0), (unsigned long long)sent0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "seqcheck"))
@@ -322,8 +584,13 @@ int main(int argc, char **argv)
 				     argc == 6 ? strtoul(argv[5], NULL, 0) : 1);
 	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "spin"))
 		return cmd_spin(argc == 3 ? atol(argv[2]) : 0);
+	if (argc == 3 && !strcmp(argv[1], "cgspin"))
+		return cmd_cgspin(atol(argv[2]));
+	if (argc >= 12 && !strcmp(argv[1], "cgsend"))
+		return cmd_cgsend(argv + 2, argv + 11, argc - 11);
 	fprintf(stderr,
 		"usage: benchtool now | time CMD... | progstat NAME... | seqcheck PORT IDLE_MS |\n"
-		"       rr-server PORT | rr-client ADDR PORT MS [SIZE] | spin [MS]\n");
+		"       rr-server PORT | rr-client ADDR PORT MS [SIZE] | spin [MS] | cgspin MS |\n"
+		"       cgsend DST DEV CGDIR N ACTIVE SNDBUF WARM_MS WIN_MS SPIN_NS CMD...\n");
 	return 2;
 }

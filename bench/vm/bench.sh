@@ -13,7 +13,7 @@
 #   VMTEST_TCP_S      iperf3 seconds per run (2: a 1 s run's rate varies by
 #                     about 1 % from run to run)
 #   VMTEST_RR_MS      request/response ms per run (300)
-#   VMTEST_SECTIONS   comma list: pktgen,fullpath,paced,tcp,rr,shaped,anatomy,add,show,memory (all)
+#   VMTEST_SECTIONS   comma list: pktgen,fullpath,paced,tcp,rr,shaped,cgroups,anatomy,add,show,memory (all)
 #   VMTEST_KINDS      comma list of the qdiscs measured (all), e.g. sch_fq,fq
 #   VMTEST_EDT_OPTS   edt's options for the cost runs ("rate 100gbit")
 # vmtest-timeout: 1500
@@ -23,7 +23,7 @@ REPS=${VMTEST_REPS:-3}
 PKTS=${VMTEST_PKTS:-50000}
 TCP_S=${VMTEST_TCP_S:-2}
 RR_MS=${VMTEST_RR_MS:-300}
-SECTIONS=,${VMTEST_SECTIONS:-pktgen,fullpath,paced,tcp,rr,shaped,anatomy,add,show,memory},
+SECTIONS=,${VMTEST_SECTIONS:-pktgen,fullpath,paced,tcp,rr,shaped,cgroups,anatomy,add,show,memory},
 # Shapers are measured for their cost at a rate nothing here reaches, and
 # for their accuracy at SHAPED_RATE.
 FAST_RATE=100gbit
@@ -127,6 +127,11 @@ qset() {
 		must tc class add dev va parent 1: classid 1:1 htb rate "${1:-$FAST_RATE}"
 		;;
 	tbf) must tc qdisc add dev va root tbf rate "${1:-$FAST_RATE}" burst "${2:-4mb}" latency 100ms ;;
+	htb-batch) must tc -b "$1" ;;
+	edt-cg)
+		_qprev=edt
+		must qdiscctl add dev va root edt "$@"
+		;;
 	edt)
 		if [ -n "${1:-}" ]; then must qdiscctl add dev va root edt rate "$1"; else must qdiscctl add dev va root edt $EDT_OPTS; fi
 		;;
@@ -415,6 +420,146 @@ if section shaped; then
 		done
 	done
 	note "section shaped: $(ms_since "$t0") ms guest"
+fi
+
+# --- edt's cgroup classes against htb's classes, both backlogged: N cgroups
+# configured (an edt cgroup entry, or an htb class under one parent with a
+# BPF classifier mapping the socket's cgroup id to its classid), UDP from
+# sockets in ACTIVE of them (benchtool cgsend: one process that makes each
+# socket in its cgroup), every class at CG_MBIT / ACTIVE so that the
+# shaper, not the CPU, sets the rate. Instructions per packet: the guest's
+# busy time over a 1 s window (the window less the idle time an
+# idle-priority thread counts) over the packets va sent in it. Rates: each
+# class's bytes as the qdisc counts them between two reads of its
+# statistics around the window, over its configured rate. ---
+CG_MBIT=20
+CG_DIR=/sys/fs/cgroup/bench
+# 10.0.0.3 has nobody's MAC: vb drops each packet at once, as pktgen's.
+CG_DST=10.0.0.3
+CG_WARM_MS=500
+CG_WIN_MS=1000
+cg_run() { # TEST KIND REP N ACTIVE
+	_kbit=$((CG_MBIT * 1000 / $5))
+	# A socket holds about 100 ms of its class's packets (16 at least),
+	# so that its class never runs dry while the sender is not running;
+	# a 60-byte datagram's skb is charged about 1 KB (the kernel doubles
+	# SO_SNDBUF).
+	_pps=$((_kbit * 1000 / 8 / 60))
+	_q=$((_pps / 10 > 16 ? _pps / 10 : 16))
+	case $2 in
+	htb)
+		{
+			echo "qdisc add dev va root handle 1: htb"
+			echo "class add dev va parent 1: classid 1:1 htb rate $FAST_RATE quantum 1514"
+			_i=0
+			while [ $_i -lt "$4" ]; do
+				printf 'class add dev va parent 1:1 classid 1:%x htb rate %skbit burst 1514 cburst 1514 quantum 1514\n' \
+					$((_i + 256)) $_kbit
+				_i=$((_i + 1))
+			done
+			echo "filter add dev va parent 1: protocol all prio 1 bpf object-pinned /sys/fs/bpf/cgcls"
+		} >/tmp/cg.batch
+		qset htb-batch /tmp/cg.batch
+		echo "exec /usr/sbin/tc"' -s -j class show dev va >/tmp/cgsnap.$1' >/tmp/cgsnap.sh
+		;;
+	edt)
+		_i=0
+		# limit: room for every socket's backlog (with backpressure a
+		# local socket's packets beyond the horizon are held, not
+		# dropped, as htb's leaves hold them).
+		set -- "$@" rate "$FAST_RATE" limit 20000
+		while [ $_i -lt "$4" ]; do
+			set -- "$@" cgroup "/bench/$_i" rate "${_kbit}kbit" burst 1514
+			_i=$((_i + 1))
+		done
+		_cg_args="$1 $2 $3 $4 $5"
+		shift 5
+		qset edt-cg "$@"
+		set -- $_cg_args
+		echo "exec $(command -v qdiscctl)"' -s -j show dev va >/tmp/cgsnap.$1' >/tmp/cgsnap.sh
+		;;
+	esac
+	set -- "$@" $(benchtool cgsend $CG_DST va $CG_DIR "$4" "$5" $((_q * 512)) $CG_WARM_MS $CG_WIN_MS \
+		"$CG_SPIN_NS" sh /tmp/cgsnap.sh) || fail "cgroups: $1 $2: cgsend failed"
+	# $6 packets, $7 busy ns, $8 window ns, $9 ns between the snapshots,
+	# ${10} datagrams sent in the window
+	bench "$1" ipp "$2" "$3" "$(awk -v b="$7" -v p="$6" 'BEGIN { printf "%.1f", b / p }')"
+	# Near 1, the CPU is the bottleneck: instructions per packet are then
+	# 10^9 / the packet rate, a floor of what the qdisc would take.
+	bench "$1" busy "$2" "$3" "$(awk -v b="$7" -v w="$8" 'BEGIN { printf "%.4f", b / w }')"
+	# Datagrams sent beyond those va sent were dropped by the qdisc.
+	[ "${10}" -le $(($6 + $6 / 50)) ] || note "warning: cgroups: $1 $2 rep $3: sent ${10} datagrams, va $6"
+	# Bytes of each sending class (the sockets' cgroups j * N / ACTIVE)
+	# between the snapshots.
+	case $2 in
+	htb) _jq='.[] | select(.parent == "1:1") | "\(.handle) \(.stats.bytes)"' ;;
+	edt) _jq='.[0].cgroups[] | "\(.path) \(.bytes)"' ;;
+	esac
+	for _s in 0 1; do jq -r "$_jq" /tmp/cgsnap.$_s >/tmp/cgsnap.$_s.txt || fail "cgroups: $2: snapshot $_s"; done
+	awk -v n="$4" -v a="$5" -v ns="$9" -v kbit="$_kbit" -v kind="$2" '
+		function key(c) { return kind == "htb" ? sprintf("1:%x", c + 256) : "/bench/" c }
+		FNR == NR { b0[$1] = $2; next }
+		{ b1[$1] = $2 }
+		END {
+			min = 1e9; max = 0; sum = 0
+			for (j = 0; j < a; j++) {
+				k = key(int(j * n / a))
+				r = (b1[k] - b0[k]) * 8e6 / ns / kbit
+				sum += r
+				if (r < min) min = r
+				if (r > max) max = r
+			}
+			printf "%.5f %.5f %.5f\n", sum / a, min, max
+		}' /tmp/cgsnap.0.txt /tmp/cgsnap.1.txt >/tmp/cg.rates
+	read -r _agg _min _max </tmp/cg.rates
+	bench "$1" rate "$2" "$3" "$_agg"
+	bench "$1" class_min "$2" "$3" "$_min"
+	bench "$1" class_max "$2" "$3" "$_max"
+}
+if section cgroups && has_kind edt && [ -f /tests/files/cgcls.bpf.o ]; then
+	t0=$(now)
+	settle
+	set -- $(benchtool cgspin 200)
+	CG_SPIN_NS=$(awk -v i="$1" -v t="$2" 'BEGIN { printf "%.6f", t / i }')
+	note "cgroups: an idle-counter iteration takes $CG_SPIN_NS ns alone"
+	must ip neigh replace $CG_DST lladdr $BOGUS_MAC dev va nud permanent
+	# htb's leaves are pfifo of txqueuelen packets: room for every socket's.
+	must ip link set va txqueuelen 10000
+	must mkdir -p $CG_DIR
+	i=0
+	while [ $i -lt 1024 ]; do mkdir -p "$CG_DIR/$i"; i=$((i + 1)); done
+	must bpftool prog load /tests/files/cgcls.bpf.o /sys/fs/bpf/cgcls type classifier pinmaps /sys/fs/bpf/cgcls_maps
+	# cgroup i's id (its directory's inode) -> classid 1:(256 + i), as
+	# little-endian bytes.
+	i=0
+	while [ $i -lt 1024 ]; do
+		stat -c %i "$CG_DIR/$i" | awk -v c=$((65536 + 256 + i)) '{
+			id = $1; k = ""; v = ""
+			for (b = 0; b < 8; b++) { k = k " " id % 256; id = int(id / 256) }
+			for (b = 0; b < 4; b++) { v = v " " c % 256; c = int(c / 256) }
+			print "map update pinned /sys/fs/bpf/cgcls_maps/cgcls_map key" k " value" v
+		}'
+		i=$((i + 1))
+	done >/tmp/cgmap.batch
+	must bpftool batch file /tmp/cgmap.batch
+	for rep in $(seq "$REPS"); do
+		for c in "1 1" "100 16" "1024 16" "100 100" "1024 1024"; do
+			set -- $c
+			t=cg$1
+			[ "$1" = "$2" ] && [ "$1" != 1 ] && t=cg$1all
+			for k in $(only htb edt); do
+				cg_run "$t" "$k" "$rep" "$1" "$2"
+			done
+		done
+	done
+	qset noqueue
+	rm -rf /sys/fs/bpf/cgcls /sys/fs/bpf/cgcls_maps
+	i=0
+	while [ $i -lt 1024 ]; do rmdir "$CG_DIR/$i"; i=$((i + 1)); done
+	rmdir $CG_DIR
+	ip link set va txqueuelen 1000
+	ip neigh del $CG_DST dev va
+	note "section cgroups: $(ms_since "$t0") ms guest"
 fi
 qset noqueue
 

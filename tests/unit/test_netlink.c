@@ -257,12 +257,31 @@ static void test_link(void)
 	CHECK(!link_name(&ln, 1));
 }
 
+/*
+ * Names by ioctl on an rtnetlink socket: the loopback device is ifindex 1
+ * in every network namespace.
+ */
+static void test_link_index_name(void)
+{
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
+	char name[IF_NAMESIZE];
+
+	CHECK(nl);
+	if (!nl)
+		return;
+	CHECK_INT(link_index_name(mnl_socket_get_fd(nl), 1, name), 0);
+	CHECK_STR(name, "lo");
+	CHECK_INT(link_index_name(mnl_socket_get_fd(nl), 0x7fffffff, name), -ENODEV);
+	mnl_socket_close(nl);
+}
+
 int main(void)
 {
 	test_build_new();
 	test_build_del_without_kind();
 	test_parse();
 	test_parse_bad();
+	test_link_index_name();
 	test_reply_extack();
 	test_print();
 	test_link();
