@@ -517,6 +517,9 @@ static __always_inline u64 class_vt(const struct edt_inst *in, const struct edt_
  */
 #define EDT_HEAP_BITS 21
 
+/* edt_heaps finds the lowest lending prio among 8 bits of hmask. */
+_Static_assert(EDT_PRIOS <= 8, "edt_heaps reads 8 prios");
+
 /*
  * Heap h's index into the instance's arrays, masked where the verifier
  * sees it: the compiler would drop a mask after the callers' h < EDT_HEAPS.
@@ -684,6 +687,7 @@ __noinline int heap_add(struct edt_inst *in, u32 h, u32 x)
 	if (size == 1) {
 		in->hsize[heap_idx(h)] = 1;
 		in->hroot[heap_idx(h)] = x;
+		in->hmask |= 1U << h;
 		return 0;
 	}
 	p = heap_at(in, h, size >> 1);
@@ -711,6 +715,8 @@ __noinline int heap_del(struct edt_inst *in, u32 h, u32 x)
 	if (!size || !nl)
 		return 0;
 	in->hsize[heap_idx(h)] = size - 1;
+	if (size == 1)
+		in->hmask &= ~(1U << h);
 	if ((t = hnode(nl->up, n)))
 		kid_set(t, size & 1, 0);
 	else
@@ -1226,15 +1232,19 @@ __noinline int class_lendable(struct edt_inst *in, u64 now)
 __noinline int edt_heaps(struct edt_inst *in, u64 now, struct edt_pick *pk)
 {
 	struct edt_class *q;
-	u32 c;
+	u32 c, m;
 	u64 v;
 	int i;
 
 	if (!in || !pk)
 		return 0;
-	bpf_for(i, 0, qd_cap_cgroups) {
-		if (!class_lendable(in, now))
-			break;
+	/* The walk's iterator only when there is a class to move. */
+	c = in->hroot[EDT_HEAP_CEIL];
+	if ((q = cls_at(c)) && c && q->hn[1].key <= now) {
+		bpf_for(i, 0, qd_cap_cgroups) {
+			if (!class_lendable(in, now))
+				break;
+		}
 	}
 	c = in->hroot[EDT_HEAP_RATE];
 	if ((q = cls_at(c)) && c) {
@@ -1248,19 +1258,33 @@ __noinline int edt_heaps(struct edt_inst *in, u64 now, struct edt_pick *pk)
 	c = in->hroot[EDT_HEAP_CEIL];
 	if ((q = cls_at(c)) && c && q->hn[1].key < pk->when)
 		pk->when = q->hn[1].key;
-	/* The lowest prio with a class to lend to; the default class wins ties. */
-	bpf_for(i, 0, EDT_PRIOS) {
-		c = in->hroot[heap_idx(EDT_HEAP_LEND + i)];
-		q = cls_at(c);
-		if (!q || !c)
-			continue;
-		v = class_vt(in, q, i);
-		if (i < pk->lend_prio || (i == pk->lend_prio && vt_before(v, pk->lend_vt))) {
-			pk->lend = c;
-			pk->lend_prio = i;
-			pk->lend_vt = v;
-		}
-		break;
+	/*
+	 * The lowest prio with a class to lend to, the lowest bit of the
+	 * lending heaps' mask; the default class wins ties.
+	 */
+	m = (in->hmask >> EDT_HEAP_LEND) & ((1U << EDT_PRIOS) - 1);
+	if (!m)
+		return 0;
+	i = 0;
+	if (!(m & 0xf)) {
+		i += 4;
+		m >>= 4;
+	}
+	if (!(m & 3)) {
+		i += 2;
+		m >>= 2;
+	}
+	if (!(m & 1))
+		i += 1;
+	c = in->hroot[heap_idx(EDT_HEAP_LEND + i)];
+	q = cls_at(c);
+	if (!q || !c)
+		return 0;
+	v = class_vt(in, q, i);
+	if (i < pk->lend_prio || (i == pk->lend_prio && vt_before(v, pk->lend_vt))) {
+		pk->lend = c;
+		pk->lend_prio = i;
+		pk->lend_vt = v;
 	}
 	return 0;
 }
@@ -1582,6 +1606,7 @@ static __always_inline void edt_heaps_init(struct edt_inst *in)
 		in->hroot[i & (EDT_HEAP_ROOM - 1)] = 0;
 		in->hsize[i & (EDT_HEAP_ROOM - 1)] = 0;
 	}
+	in->hmask = 0;
 	in->cg_backlog = 0;
 	in->pace_sum = 0;
 	in->pace_inf = 0;

@@ -184,7 +184,7 @@ struct edt_inst {
 	__u64 cg_backlog; /* bytes queued in its cgroups' classes */
 	__u64 pace_sum;	  /* bytes/s: the paces of those with packets... */
 	__u32 pace_inf;	  /* ...but these, unlimited */
-	__u32 pad;
+	__u32 hmask;	  /* bit h: heap h has classes (dequeue reads no empty one) */
 	struct edt_class classes[EDT_CLASSES];
 };
 
