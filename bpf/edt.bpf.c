@@ -493,6 +493,29 @@ static __always_inline const struct edt_cgroup *class_entry(const struct edt_cfg
 	return e ?: &edt_gone;
 }
 
+/* Entry e of class q, kept for the cfg's set unless it is gone. */
+static __always_inline void class_ent_keep(const struct edt_cfg *cfg, struct edt_class *q,
+					   const struct edt_cgroup *e)
+{
+	if (e == &edt_gone)
+		return;
+	q->ent = *e;
+	q->ent_set = cfg->cgset;
+}
+
+/* The entry of cgroup class q under cfg: as kept while the set is the same. */
+static __always_inline const struct edt_cgroup *class_ent(const struct edt_cfg *cfg,
+							  struct edt_class *q)
+{
+	const struct edt_cgroup *e;
+
+	if (cfg->cgset && q->ent_set == cfg->cgset)
+		return &q->ent;
+	e = class_entry(cfg, q);
+	class_ent_keep(cfg, q, e);
+	return e;
+}
+
 /* a is before b, for virtual times that may wrap, and for clocks, which do not. */
 static __always_inline bool vt_before(u64 a, u64 b)
 {
@@ -860,6 +883,7 @@ __noinline u32 class_check(struct edt_inst *in, const struct edt_cfg *cfg, u32 s
 {
 	struct qd_entry_key key = {};
 	struct edt_class *q = cls_at(c);
+	const struct edt_cgroup *e;
 	struct edt_par par;
 	u32 next;
 
@@ -867,7 +891,9 @@ __noinline u32 class_check(struct edt_inst *in, const struct edt_cfg *cfg, u32 s
 		return 0;
 	next = q->next;
 	if (q->qlen) {
-		class_par(cfg, class_entry(cfg, q), &par);
+		e = class_entry(cfg, q);
+		class_ent_keep(cfg, q, e);
+		class_par(cfg, e, &par);
 		class_place(in, c, now, &par);
 		return next;
 	}
@@ -1054,15 +1080,58 @@ static __always_inline bool edt_fast_ok(const struct sk_buff *skb, const struct 
 	       in->classes[0].t_last <= seen;
 }
 
+/* The id of a local socket's cgroup, or 0. */
+static __always_inline u64 sock_cgroup_id(const struct sock *sk)
+{
+	const struct cgroup *cg;
+
+	if (!sk)
+		return 0;
+	cg = sk->sk_cgrp_data.cgroup;
+	return cg ? cg->kn->id : 0;
+}
+
+/* Cgroup cg's place in an instance's cache: kernfs numbers them in turn. */
+static __always_inline struct edt_cgc *cgc_at(struct edt_inst *in, u64 cg)
+{
+	return &in->cgc[(cg ^ (cg >> 32)) & (EDT_CGC - 1)];
+}
+
+/* No class known: cgc_find's answer when the cache has none for the cgroup. */
+#define EDT_CGC_MISS (~0U)
+
+/*
+ * The class of instance slot a socket of cgroup cg sends to (0: the
+ * default class), as cached under the cfg's set, or EDT_CGC_MISS. A
+ * cached class is taken only while it is still the one of the entry:
+ * it may have gone back to the pool and been taken again since.
+ */
+static __always_inline u32 cgc_find(struct edt_inst *in, const struct edt_cfg *cfg, u32 slot,
+				    u64 cg)
+{
+	struct edt_cgc *k = cgc_at(in, cg);
+	struct edt_class *q;
+
+	if (k->cg != cg || k->set != cfg->cgset)
+		return EDT_CGC_MISS;
+	if (!k->c)
+		return 0;
+	q = cls_at(k->c);
+	if (!q || q->owner != slot + 1 || q->id != k->eid || q->ent_set != cfg->cgset)
+		return EDT_CGC_MISS;
+	return k->c;
+}
+
 SEC("struct_ops/edt_enqueue")
 int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
 	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch), c = 0;
 	struct edt_inst *in = bpf_map_lookup_elem(&insts, &id);
 	struct edt_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
-	u64 now, ready, stamp, snd, delay, lag, rate;
+	u64 now, ready, stamp, snd, delay, lag, rate, cg;
 	const struct edt_cgroup *e;
 	struct edt_class *q = NULL;
+	struct edt_cgc *k;
 	struct edt_fast *f;
 	struct edt_par par;
 	const struct sock *sk;
@@ -1072,18 +1141,35 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	if (!in || !cfg)
 		goto drop;
 	sk = local_sock(skb, &tcp);
-	e = edt_entry_of(sk, cfg);
-	if (e) {
-		c = class_find(id, e->id) ?: class_new(in, id, e->id, bpf_ktime_get_ns());
-		if (!c) {
-			/* Every class of the registration is taken: the capacity "cgroups". */
-			in->stats.alloc_drops++;
-			goto drop;
+	/* Without entries (cgset 0) every packet is the default class's. */
+	cg = cfg->cgset ? sock_cgroup_id(sk) : 0;
+	if (cg)
+		c = cgc_find(in, cfg, id, cg);
+	if (c == EDT_CGC_MISS) {
+		c = 0;
+		e = edt_entry_of(sk, cfg);
+		if (e) {
+			c = class_find(id, e->id) ?: class_new(in, id, e->id, bpf_ktime_get_ns());
+			if (!c) {
+				/*
+				 * Every class of the registration is
+				 * taken: the capacity "cgroups".
+				 */
+				in->stats.alloc_drops++;
+				goto drop;
+			}
+			q = cls_at(c);
+			if (!q)
+				goto drop;
+			class_ent_keep(cfg, q, e);
 		}
-		q = cls_at(c);
-	} else {
-		q = &in->classes[0];
+		k = cgc_at(in, cg);
+		k->cg = cg;
+		k->eid = e ? e->id : 0;
+		k->c = c;
+		k->set = cfg->cgset;
 	}
+	q = c ? cls_at(c) : &in->classes[0];
 	if (!q)
 		goto drop;
 	if (sch->q.qlen >= cfg_min(cfg->limit, EDT_MAX_PACKETS) ||
@@ -1122,7 +1208,8 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		stamp = q->t_last;
 	ready = stamp;
 	if (c) {
-		class_par(cfg, e, &par);
+		/* Kept for the cfg's set: found or looked up above. */
+		class_par(cfg, &q->ent, &par);
 		clock_bound(&q->t_next, now, q->last_len, par.rate);
 		lag = class_done(q, &par, now);
 		if (lag > ready)
@@ -1468,7 +1555,7 @@ __noinline int class_sent(struct edt_inst *in, const struct edt_cfg *cfg,
 		q = cls_at(c);
 		if (!q)
 			return 0;
-		e = class_entry(cfg, q);
+		e = class_ent(cfg, q);
 	} else {
 		q = &in->classes[0];
 	}
@@ -1607,6 +1694,9 @@ static __always_inline void edt_heaps_init(struct edt_inst *in)
 		in->hsize[i & (EDT_HEAP_ROOM - 1)] = 0;
 	}
 	in->hmask = 0;
+	/* Nothing cached under set 0, which names no entries. */
+	bpf_for(i, 0, EDT_CGC)
+		in->cgc[i & (EDT_CGC - 1)].set = 0;
 	in->cg_backlog = 0;
 	in->pace_sum = 0;
 	in->pace_inf = 0;
