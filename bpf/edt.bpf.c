@@ -641,16 +641,25 @@ __noinline int heap_down(struct edt_inst *in, u32 h, u32 x)
 	return heap_swap(in, h, m, x);
 }
 
-/* Class x of heap h where its key puts it. */
+/*
+ * Class x of heap h where its key puts it. The first step outside the
+ * iterators: most sifts take none (a class alone, or still in place), and
+ * one that went up has none to take down.
+ */
 static __always_inline void heap_sift(struct edt_inst *in, u32 h, u32 x)
 {
 	int i;
 
-	bpf_for(i, 0, EDT_HEAP_BITS) {
-		if (!heap_up(in, h, x))
-			break;
+	if (heap_up(in, h, x)) {
+		bpf_for(i, 1, EDT_HEAP_BITS) {
+			if (!heap_up(in, h, x))
+				break;
+		}
+		return;
 	}
-	bpf_for(i, 0, EDT_HEAP_BITS) {
+	if (!heap_down(in, h, x))
+		return;
+	bpf_for(i, 1, EDT_HEAP_BITS) {
 		if (!heap_down(in, h, x))
 			break;
 	}
