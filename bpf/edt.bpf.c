@@ -1100,10 +1100,14 @@ static __always_inline u64 sock_cgroup_id(const struct sock *sk)
 	return cg ? cg->kn->id : 0;
 }
 
-/* Cgroup cg's place in an instance's cache: kernfs numbers them in turn. */
+/*
+ * Cgroup cg's place in an instance's cache: Fibonacci hashing spreads both
+ * the consecutive ids kernfs gives cgroups made in turn and ids a stride
+ * apart (the low bits alone put every 64th cgroup in one place of 64).
+ */
 static __always_inline struct edt_cgc *cgc_at(struct edt_inst *in, u64 cg)
 {
-	return &in->cgc[(cg ^ (cg >> 32)) & (EDT_CGC - 1)];
+	return &in->cgc[(cg * 0x9E3779B97F4A7C15ULL) >> (64 - EDT_CGC_BITS)];
 }
 
 /* No class known: cgc_find's answer when the cache has none for the cgroup. */

@@ -173,10 +173,12 @@ struct edt_class {
 /*
  * An instance's cache of sockets' cgroups: which class (0: the default
  * class) a socket of cgroup cg sends to under the cfg's cgset set, found
- * by the cgroup's low bits, so that a packet of a cgroup seen before
- * takes no hash lookup. eid: the cgroup of the class's entry.
+ * by a multiplicative hash of the cgroup's id, so that a packet of a
+ * cgroup seen before takes no hash lookup. eid: the cgroup of the class's
+ * entry. 256 of them: 6 KiB an instance, as fq's buckets.
  */
-#define EDT_CGC 64
+#define EDT_CGC_BITS 8
+#define EDT_CGC	     (1U << EDT_CGC_BITS)
 struct edt_cgc {
 	__u64 cg;
 	__u64 eid;
