@@ -493,6 +493,29 @@ static __always_inline const struct edt_cgroup *class_entry(const struct edt_cfg
 	return e ?: &edt_gone;
 }
 
+/* Entry e of class q, kept for the cfg's set unless it is gone. */
+static __always_inline void class_ent_keep(const struct edt_cfg *cfg, struct edt_class *q,
+					   const struct edt_cgroup *e)
+{
+	if (e == &edt_gone)
+		return;
+	q->ent = *e;
+	q->ent_set = cfg->cgset;
+}
+
+/* The entry of cgroup class q under cfg: as kept while the set is the same. */
+static __always_inline const struct edt_cgroup *class_ent(const struct edt_cfg *cfg,
+							  struct edt_class *q)
+{
+	const struct edt_cgroup *e;
+
+	if (cfg->cgset && q->ent_set == cfg->cgset)
+		return &q->ent;
+	e = class_entry(cfg, q);
+	class_ent_keep(cfg, q, e);
+	return e;
+}
+
 /* a is before b, for virtual times that may wrap, and for clocks, which do not. */
 static __always_inline bool vt_before(u64 a, u64 b)
 {
@@ -516,6 +539,9 @@ static __always_inline u64 class_vt(const struct edt_inst *in, const struct edt_
  * a sift at most this many steps.
  */
 #define EDT_HEAP_BITS 21
+
+/* edt_heaps finds the lowest lending prio among 8 bits of hmask. */
+_Static_assert(EDT_PRIOS <= 8, "edt_heaps reads 8 prios");
 
 /*
  * Heap h's index into the instance's arrays, masked where the verifier
@@ -615,16 +641,25 @@ __noinline int heap_down(struct edt_inst *in, u32 h, u32 x)
 	return heap_swap(in, h, m, x);
 }
 
-/* Class x of heap h where its key puts it. */
+/*
+ * Class x of heap h where its key puts it. The first step outside the
+ * iterators: most sifts take none (a class alone, or still in place), and
+ * one that went up has none to take down.
+ */
 static __always_inline void heap_sift(struct edt_inst *in, u32 h, u32 x)
 {
 	int i;
 
-	bpf_for(i, 0, EDT_HEAP_BITS) {
-		if (!heap_up(in, h, x))
-			break;
+	if (heap_up(in, h, x)) {
+		bpf_for(i, 1, EDT_HEAP_BITS) {
+			if (!heap_up(in, h, x))
+				break;
+		}
+		return;
 	}
-	bpf_for(i, 0, EDT_HEAP_BITS) {
+	if (!heap_down(in, h, x))
+		return;
+	bpf_for(i, 1, EDT_HEAP_BITS) {
 		if (!heap_down(in, h, x))
 			break;
 	}
@@ -684,6 +719,7 @@ __noinline int heap_add(struct edt_inst *in, u32 h, u32 x)
 	if (size == 1) {
 		in->hsize[heap_idx(h)] = 1;
 		in->hroot[heap_idx(h)] = x;
+		in->hmask |= 1U << h;
 		return 0;
 	}
 	p = heap_at(in, h, size >> 1);
@@ -711,6 +747,8 @@ __noinline int heap_del(struct edt_inst *in, u32 h, u32 x)
 	if (!size || !nl)
 		return 0;
 	in->hsize[heap_idx(h)] = size - 1;
+	if (size == 1)
+		in->hmask &= ~(1U << h);
 	if ((t = hnode(nl->up, n)))
 		kid_set(t, size & 1, 0);
 	else
@@ -854,6 +892,7 @@ __noinline u32 class_check(struct edt_inst *in, const struct edt_cfg *cfg, u32 s
 {
 	struct qd_entry_key key = {};
 	struct edt_class *q = cls_at(c);
+	const struct edt_cgroup *e;
 	struct edt_par par;
 	u32 next;
 
@@ -861,7 +900,9 @@ __noinline u32 class_check(struct edt_inst *in, const struct edt_cfg *cfg, u32 s
 		return 0;
 	next = q->next;
 	if (q->qlen) {
-		class_par(cfg, class_entry(cfg, q), &par);
+		e = class_entry(cfg, q);
+		class_ent_keep(cfg, q, e);
+		class_par(cfg, e, &par);
 		class_place(in, c, now, &par);
 		return next;
 	}
@@ -1048,15 +1089,62 @@ static __always_inline bool edt_fast_ok(const struct sk_buff *skb, const struct 
 	       in->classes[0].t_last <= seen;
 }
 
+/* The id of a local socket's cgroup, or 0. */
+static __always_inline u64 sock_cgroup_id(const struct sock *sk)
+{
+	const struct cgroup *cg;
+
+	if (!sk)
+		return 0;
+	cg = sk->sk_cgrp_data.cgroup;
+	return cg ? cg->kn->id : 0;
+}
+
+/*
+ * Cgroup cg's place in an instance's cache: Fibonacci hashing spreads both
+ * the consecutive ids kernfs gives cgroups made in turn and ids a stride
+ * apart (the low bits alone put every 64th cgroup in one place of 64).
+ */
+static __always_inline struct edt_cgc *cgc_at(struct edt_inst *in, u64 cg)
+{
+	return &in->cgc[(cg * 0x9E3779B97F4A7C15ULL) >> (64 - EDT_CGC_BITS)];
+}
+
+/* No class known: cgc_find's answer when the cache has none for the cgroup. */
+#define EDT_CGC_MISS (~0U)
+
+/*
+ * The class of instance slot a socket of cgroup cg sends to (0: the
+ * default class), as cached under the cfg's set, or EDT_CGC_MISS. A
+ * cached class is taken only while it is still the one of the entry:
+ * it may have gone back to the pool and been taken again since.
+ */
+static __always_inline u32 cgc_find(struct edt_inst *in, const struct edt_cfg *cfg, u32 slot,
+				    u64 cg)
+{
+	struct edt_cgc *k = cgc_at(in, cg);
+	struct edt_class *q;
+
+	if (k->cg != cg || k->set != cfg->cgset)
+		return EDT_CGC_MISS;
+	if (!k->c)
+		return 0;
+	q = cls_at(k->c);
+	if (!q || q->owner != slot + 1 || q->id != k->eid || q->ent_set != cfg->cgset)
+		return EDT_CGC_MISS;
+	return k->c;
+}
+
 SEC("struct_ops/edt_enqueue")
 int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
 {
 	u32 len = qdisc_pkt_len(skb), id = qd_slot(sch), c = 0;
 	struct edt_inst *in = bpf_map_lookup_elem(&insts, &id);
 	struct edt_cfg *cfg = bpf_map_lookup_elem(&cfgs, &id);
-	u64 now, ready, stamp, snd, delay, lag, rate;
+	u64 now, ready, stamp, snd, delay, lag, rate, cg;
 	const struct edt_cgroup *e;
 	struct edt_class *q = NULL;
+	struct edt_cgc *k;
 	struct edt_fast *f;
 	struct edt_par par;
 	const struct sock *sk;
@@ -1066,18 +1154,35 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	if (!in || !cfg)
 		goto drop;
 	sk = local_sock(skb, &tcp);
-	e = edt_entry_of(sk, cfg);
-	if (e) {
-		c = class_find(id, e->id) ?: class_new(in, id, e->id, bpf_ktime_get_ns());
-		if (!c) {
-			/* Every class of the registration is taken: the capacity "cgroups". */
-			in->stats.alloc_drops++;
-			goto drop;
+	/* Without entries (cgset 0) every packet is the default class's. */
+	cg = cfg->cgset ? sock_cgroup_id(sk) : 0;
+	if (cg)
+		c = cgc_find(in, cfg, id, cg);
+	if (c == EDT_CGC_MISS) {
+		c = 0;
+		e = edt_entry_of(sk, cfg);
+		if (e) {
+			c = class_find(id, e->id) ?: class_new(in, id, e->id, bpf_ktime_get_ns());
+			if (!c) {
+				/*
+				 * Every class of the registration is
+				 * taken: the capacity "cgroups".
+				 */
+				in->stats.alloc_drops++;
+				goto drop;
+			}
+			q = cls_at(c);
+			if (!q)
+				goto drop;
+			class_ent_keep(cfg, q, e);
 		}
-		q = cls_at(c);
-	} else {
-		q = &in->classes[0];
+		k = cgc_at(in, cg);
+		k->cg = cg;
+		k->eid = e ? e->id : 0;
+		k->c = c;
+		k->set = cfg->cgset;
 	}
+	q = c ? cls_at(c) : &in->classes[0];
 	if (!q)
 		goto drop;
 	if (sch->q.qlen >= cfg_min(cfg->limit, EDT_MAX_PACKETS) ||
@@ -1116,7 +1221,8 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 		stamp = q->t_last;
 	ready = stamp;
 	if (c) {
-		class_par(cfg, e, &par);
+		/* Kept for the cfg's set: found or looked up above. */
+		class_par(cfg, &q->ent, &par);
 		clock_bound(&q->t_next, now, q->last_len, par.rate);
 		lag = class_done(q, &par, now);
 		if (lag > ready)
@@ -1226,15 +1332,19 @@ __noinline int class_lendable(struct edt_inst *in, u64 now)
 __noinline int edt_heaps(struct edt_inst *in, u64 now, struct edt_pick *pk)
 {
 	struct edt_class *q;
-	u32 c;
+	u32 c, m;
 	u64 v;
 	int i;
 
 	if (!in || !pk)
 		return 0;
-	bpf_for(i, 0, qd_cap_cgroups) {
-		if (!class_lendable(in, now))
-			break;
+	/* The walk's iterator only when there is a class to move. */
+	c = in->hroot[EDT_HEAP_CEIL];
+	if ((q = cls_at(c)) && c && q->hn[1].key <= now) {
+		bpf_for(i, 0, qd_cap_cgroups) {
+			if (!class_lendable(in, now))
+				break;
+		}
 	}
 	c = in->hroot[EDT_HEAP_RATE];
 	if ((q = cls_at(c)) && c) {
@@ -1248,19 +1358,33 @@ __noinline int edt_heaps(struct edt_inst *in, u64 now, struct edt_pick *pk)
 	c = in->hroot[EDT_HEAP_CEIL];
 	if ((q = cls_at(c)) && c && q->hn[1].key < pk->when)
 		pk->when = q->hn[1].key;
-	/* The lowest prio with a class to lend to; the default class wins ties. */
-	bpf_for(i, 0, EDT_PRIOS) {
-		c = in->hroot[heap_idx(EDT_HEAP_LEND + i)];
-		q = cls_at(c);
-		if (!q || !c)
-			continue;
-		v = class_vt(in, q, i);
-		if (i < pk->lend_prio || (i == pk->lend_prio && vt_before(v, pk->lend_vt))) {
-			pk->lend = c;
-			pk->lend_prio = i;
-			pk->lend_vt = v;
-		}
-		break;
+	/*
+	 * The lowest prio with a class to lend to, the lowest bit of the
+	 * lending heaps' mask; the default class wins ties.
+	 */
+	m = (in->hmask >> EDT_HEAP_LEND) & ((1U << EDT_PRIOS) - 1);
+	if (!m)
+		return 0;
+	i = 0;
+	if (!(m & 0xf)) {
+		i += 4;
+		m >>= 4;
+	}
+	if (!(m & 3)) {
+		i += 2;
+		m >>= 2;
+	}
+	if (!(m & 1))
+		i += 1;
+	c = in->hroot[heap_idx(EDT_HEAP_LEND + i)];
+	q = cls_at(c);
+	if (!q || !c)
+		return 0;
+	v = class_vt(in, q, i);
+	if (i < pk->lend_prio || (i == pk->lend_prio && vt_before(v, pk->lend_vt))) {
+		pk->lend = c;
+		pk->lend_prio = i;
+		pk->lend_vt = v;
 	}
 	return 0;
 }
@@ -1444,7 +1568,7 @@ __noinline int class_sent(struct edt_inst *in, const struct edt_cfg *cfg,
 		q = cls_at(c);
 		if (!q)
 			return 0;
-		e = class_entry(cfg, q);
+		e = class_ent(cfg, q);
 	} else {
 		q = &in->classes[0];
 	}
@@ -1582,6 +1706,10 @@ static __always_inline void edt_heaps_init(struct edt_inst *in)
 		in->hroot[i & (EDT_HEAP_ROOM - 1)] = 0;
 		in->hsize[i & (EDT_HEAP_ROOM - 1)] = 0;
 	}
+	in->hmask = 0;
+	/* Nothing cached under set 0, which names no entries. */
+	bpf_for(i, 0, EDT_CGC)
+		in->cgc[i & (EDT_CGC - 1)].set = 0;
 	in->cg_backlog = 0;
 	in->pace_sum = 0;
 	in->pace_inf = 0;

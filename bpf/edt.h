@@ -159,9 +159,31 @@ struct edt_class {
 	 */
 	__u32 eh;
 	__u32 prio; /* of its heap in EDT_HEAP_LEND */
-	__u32 pad;
+	/*
+	 * ent: its entry as read under the cfg's cgset ent_set (0: none),
+	 * which every change renews: while that is the cfg's, no packet
+	 * needs the entry's lookup. Clamped where used, as the entry is.
+	 */
+	__u32 ent_set;
+	struct edt_cgroup ent;
 	__u64 pace; /* what it adds to the instance's pace_sum (EDT_PACE_INF: unlimited); 0: none */
 	struct edt_hnode hn[2];
+};
+
+/*
+ * An instance's cache of sockets' cgroups: which class (0: the default
+ * class) a socket of cgroup cg sends to under the cfg's cgset set, found
+ * by a multiplicative hash of the cgroup's id, so that a packet of a
+ * cgroup seen before takes no hash lookup. eid: the cgroup of the class's
+ * entry. 256 of them: 6 KiB an instance, as fq's buckets.
+ */
+#define EDT_CGC_BITS 8
+#define EDT_CGC	     (1U << EDT_CGC_BITS)
+struct edt_cgc {
+	__u64 cg;
+	__u64 eid;
+	__u32 c;
+	__u32 set;
 };
 
 struct edt_inst {
@@ -184,7 +206,8 @@ struct edt_inst {
 	__u64 cg_backlog; /* bytes queued in its cgroups' classes */
 	__u64 pace_sum;	  /* bytes/s: the paces of those with packets... */
 	__u32 pace_inf;	  /* ...but these, unlimited */
-	__u32 pad;
+	__u32 hmask;	  /* bit h: heap h has classes (dequeue reads no empty one) */
+	struct edt_cgc cgc[EDT_CGC];
 	struct edt_class classes[EDT_CLASSES];
 };
 
