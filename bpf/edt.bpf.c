@@ -791,7 +791,9 @@ static __always_inline void class_heap(struct edt_inst *in, u32 c, struct edt_cl
 {
 	if (q->eh == h + 1) {
 		q->hn[1].key = key;
-		heap_fix(in, h, c);
+		/* Alone in its heap, as a lone cgroup sending is, it stays on top. */
+		if (in->hsize[heap_idx(h)] > 1)
+			heap_fix(in, h, c);
 		return;
 	}
 	if (q->eh)
@@ -842,9 +844,10 @@ __noinline int class_place(struct edt_inst *in, u32 c, u64 now, const struct edt
 	head = s->time_to_send;
 	t = clock_bound(&q->t_next, now, q->last_len, par->rate);
 	q->hn[0].key = t > head ? t : head;
-	if (q->hn[0].up || in->hroot[EDT_HEAP_RATE] == c)
-		heap_fix(in, EDT_HEAP_RATE, c);
-	else
+	if (q->hn[0].up || in->hroot[EDT_HEAP_RATE] == c) {
+		if (in->hsize[EDT_HEAP_RATE] > 1)
+			heap_fix(in, EDT_HEAP_RATE, c);
+	} else
 		heap_add(in, EDT_HEAP_RATE, c);
 	in->busy |= 2;
 	class_pace_set(in, q, class_pace(q, par));
