@@ -147,7 +147,12 @@ must mkdir -p "$cg"
 ping_cg=$cg
 must qd add dev va root edt rate 1gbit cgroup "$cg" rate 123457kbps
 pings edt "in a cgroup of rate 123457kbps"
-# The entries are a map of their own, keyed by the options' set and the cgroup.
+must qd del dev va root
+# The entries are a map of their own, keyed by the options' set and the
+# cgroup. Poked before the cgroup's first packet: its class keeps a copy
+# of its entry while the options' set stands (qdiscctl writes a new set
+# for every change), so it is the copy that the cgroup's packets read.
+must qd add dev va root edt rate 1gbit cgroup "$cg" rate 123457kbps
 poke edt 123457000 1 8 cgroups
 slow "edt cgroup rate 1 written into cfgs"
 must qd change dev va root cgroup "$cg" rate 1gbit
