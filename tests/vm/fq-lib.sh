@@ -300,6 +300,28 @@ cg_senders_up() {
 	done
 }
 
+# htb_by_port N RATE WORDS_OF [WORDS...]: htb on va, the counterpart of
+# cg_window's senders: under parent 1:1 (htb RATE WORDS), class 1:(100 + i)
+# with the words $(WORDS_OF i) takes port 9001 + i (a u32 filter) for
+# i < N, and class 1:30, at 100kbit up to RATE, everything else.
+htb_by_port() {
+	_n=$1
+	_rate=$2
+	_of=$3
+	shift 3
+	must in_a tc qdisc add dev va root handle 1: htb default 30
+	must in_a tc class add dev va parent 1: classid 1:1 htb rate "$_rate" "$@"
+	_i=0
+	while [ "$_i" -lt "$_n" ]; do
+		# shellcheck disable=SC2046
+		must in_a tc class add dev va parent 1:1 classid 1:$((100 + _i)) htb $("$_of" "$_i")
+		must in_a tc filter add dev va parent 1: protocol ip u32 \
+			match ip dport $((9001 + _i)) 0xffff flowid 1:$((100 + _i))
+		_i=$((_i + 1))
+	done
+	must in_a tc class add dev va parent 1:1 classid 1:30 htb rate 100kbit ceil "$_rate"
+}
+
 # jain: Jain's fairness index and the largest relative deviation from the
 # mean of the numbers on stdin (one per line): "JAIN MAXDEV".
 jain() {

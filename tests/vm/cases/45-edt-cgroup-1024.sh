@@ -63,16 +63,8 @@ assert_match "$(qd show dev va)" "cgroup /many/1 rate 2Mbit"
 must qd del dev va root
 
 # htb, classified by port, with the same rates.
-must in_a tc qdisc add dev va root handle 1: htb default 30
-must in_a tc class add dev va parent 1: classid 1:1 htb rate 24mbit
-i=0
-while [ "$i" -lt 16 ]; do
-	must in_a tc class add dev va parent 1:1 classid 1:$((100 + i)) htb rate "$(rate_of $i)kbit"
-	must in_a tc filter add dev va parent 1: protocol ip u32 \
-		match ip dport $((9001 + i)) 0xffff flowid 1:$((100 + i))
-	i=$((i + 1))
-done
-must in_a tc class add dev va parent 1:1 classid 1:30 htb rate 100kbit ceil 24mbit
+htb_words_of() { echo rate "$(rate_of "$1")kbit"; }
+htb_by_port 16 24mbit htb_words_of
 cg_window 16 cgdir_of pps_of
 htb=$res
 must in_a tc qdisc del dev va root

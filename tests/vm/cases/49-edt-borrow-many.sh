@@ -50,19 +50,11 @@ edt=$res
 must qd del dev va root
 
 # htb, classified by port: prio and quantum for prio and weight.
-must in_a tc qdisc add dev va root handle 1: htb default 30
-must in_a tc class add dev va parent 1: classid 1:1 htb rate 12mbit burst 48k cburst 48k \
-	quantum 60000
-i=0
-while [ "$i" -lt 8 ]; do
-	must in_a tc class add dev va parent 1:1 classid 1:$((100 + i)) htb rate 500kbit \
-		ceil "$(ceil_of $i)kbit" prio "$(prio_of $i)" quantum $((1500 * $(weight_of $i))) \
-		burst 48k cburst 48k
-	must in_a tc filter add dev va parent 1: protocol ip u32 \
-		match ip dport $((9001 + i)) 0xffff flowid 1:$((100 + i))
-	i=$((i + 1))
-done
-must in_a tc class add dev va parent 1:1 classid 1:30 htb rate 100kbit ceil 12mbit
+htb_words_of() {
+	echo rate 500kbit ceil "$(ceil_of "$1")kbit" prio "$(prio_of "$1")" \
+		quantum $((1500 * $(weight_of "$1"))) burst 48k cburst 48k
+}
+htb_by_port 8 12mbit htb_words_of burst 48k cburst 48k quantum 60000
 cg_window 8 cgdir_of pps_of
 htb=$res
 must in_a tc qdisc del dev va root
