@@ -777,12 +777,22 @@ __noinline int heap_del(struct edt_inst *in, u32 h, u32 x)
 }
 
 /* Class x of heap h, whose key changed, where it now goes. */
-__noinline int heap_fix(struct edt_inst *in, u32 h, u32 x)
+__noinline int heap_resift(struct edt_inst *in, u32 h, u32 x)
 {
 	if (!in || h >= EDT_HEAPS)
 		return 0;
 	heap_sift(in, h, x);
 	return 0;
+}
+
+/*
+ * heap_resift, but a class alone in its heap (a lone cgroup sending
+ * re-keys its class after every packet) stays on top without the call.
+ */
+static __always_inline void heap_fix(struct edt_inst *in, u32 h, u32 x)
+{
+	if (in->hsize[heap_idx(h)] > 1)
+		heap_resift(in, h, x);
 }
 
 /* Class c, q, in heap h (of node 1) with key, out of the one it was in. */
@@ -791,9 +801,7 @@ static __always_inline void class_heap(struct edt_inst *in, u32 c, struct edt_cl
 {
 	if (q->eh == h + 1) {
 		q->hn[1].key = key;
-		/* Alone in its heap, as a lone cgroup sending is, it stays on top. */
-		if (in->hsize[heap_idx(h)] > 1)
-			heap_fix(in, h, c);
+		heap_fix(in, h, c);
 		return;
 	}
 	if (q->eh)
@@ -844,10 +852,9 @@ __noinline int class_place(struct edt_inst *in, u32 c, u64 now, const struct edt
 	head = s->time_to_send;
 	t = clock_bound(&q->t_next, now, q->last_len, par->rate);
 	q->hn[0].key = t > head ? t : head;
-	if (q->hn[0].up || in->hroot[EDT_HEAP_RATE] == c) {
-		if (in->hsize[EDT_HEAP_RATE] > 1)
-			heap_fix(in, EDT_HEAP_RATE, c);
-	} else
+	if (q->hn[0].up || in->hroot[EDT_HEAP_RATE] == c)
+		heap_fix(in, EDT_HEAP_RATE, c);
+	else
 		heap_add(in, EDT_HEAP_RATE, c);
 	in->busy |= 2;
 	class_pace_set(in, q, class_pace(q, par));
