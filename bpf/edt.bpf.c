@@ -570,99 +570,61 @@ static __always_inline void kid_set(struct edt_hnode *t, u32 side, u32 x)
 		t->kid[0] = x;
 }
 
+/* Place p (a node of kind n) now holds class c's key. */
+static __always_inline void heap_hold(struct edt_hnode *t, u32 p, u32 n, u64 key, u32 c)
+{
+	struct edt_hnode *o = hnode(c, n);
+
+	t->key = key;
+	t->c = c;
+	if (o)
+		o->at = p;
+}
+
 /*
- * Swap class x in heap h with its parent p. Global functions, as every
- * step of a heap: loops over them carry only a class index.
+ * Class c's key into place p of heap h, then to where it goes: the keys
+ * it passes move a place each, as in an array heap. One global function
+ * for the whole sift, since a step costs a few lookups and no relinking.
  */
-__noinline int heap_swap(struct edt_inst *in, u32 h, u32 x, u32 p)
-{
-	u32 n = h ? 1 : 0, side, g, o, k0, k1;
-	struct edt_hnode *nx = hnode(x, n), *np = hnode(p, n), *t;
-
-	if (!in || h >= EDT_HEAPS || !nx || !np)
-		return 0;
-	side = np->kid[1] == x;
-	g = np->up;
-	o = side ? np->kid[0] : np->kid[1];
-	k0 = nx->kid[0];
-	k1 = nx->kid[1];
-	nx->up = g;
-	if ((t = hnode(g, n)))
-		kid_set(t, t->kid[1] == p, x);
-	else
-		in->hroot[heap_idx(h)] = x;
-	nx->kid[0] = side ? o : p;
-	nx->kid[1] = side ? p : o;
-	if ((t = hnode(o, n)))
-		t->up = x;
-	np->up = x;
-	np->kid[0] = k0;
-	np->kid[1] = k1;
-	if ((t = hnode(k0, n)))
-		t->up = p;
-	if ((t = hnode(k1, n)))
-		t->up = p;
-	return 1;
-}
-
-/* Class x of heap h a level up, if its key is before its parent's: whether it moved. */
-__noinline int heap_up(struct edt_inst *in, u32 h, u32 x)
-{
-	u32 n = h ? 1 : 0;
-	struct edt_hnode *nx = hnode(x, n), *np;
-
-	if (!in || !nx)
-		return 0;
-	np = hnode(nx->up, n);
-	if (!np || !vt_before(nx->key, np->key))
-		return 0;
-	return heap_swap(in, h, x, nx->up);
-}
-
-/* Class x of heap h a level down, if a child's key is before its own: whether it moved. */
-__noinline int heap_down(struct edt_inst *in, u32 h, u32 x)
+__noinline int heap_sift(struct edt_inst *in, u32 h, u32 p, u64 key, u32 c)
 {
 	u32 n = h ? 1 : 0, m;
-	struct edt_hnode *nx = hnode(x, n), *l, *r;
-
-	if (!in || !nx)
-		return 0;
-	m = nx->kid[0];
-	l = hnode(m, n);
-	r = hnode(nx->kid[1], n);
-	if (!l)
-		return 0;
-	if (r && vt_before(r->key, l->key)) {
-		m = nx->kid[1];
-		l = r;
-	}
-	if (!vt_before(l->key, nx->key))
-		return 0;
-	return heap_swap(in, h, m, x);
-}
-
-/*
- * Class x of heap h where its key puts it. The first step outside the
- * iterators: most sifts take none (a class alone, or still in place), and
- * one that went up has none to take down.
- */
-static __always_inline void heap_sift(struct edt_inst *in, u32 h, u32 x)
-{
+	struct edt_hnode *t = hnode(p, n), *u, *r;
+	bool up = false;
 	int i;
 
-	if (heap_up(in, h, x)) {
-		bpf_for(i, 1, EDT_HEAP_BITS) {
-			if (!heap_up(in, h, x))
-				break;
-		}
-		return;
-	}
-	if (!heap_down(in, h, x))
-		return;
-	bpf_for(i, 1, EDT_HEAP_BITS) {
-		if (!heap_down(in, h, x))
+	if (!in || !t)
+		return 0;
+	bpf_for(i, 0, EDT_HEAP_BITS) {
+		m = t->up;
+		u = hnode(m, n);
+		if (!u || !vt_before(key, u->key))
 			break;
+		heap_hold(t, p, n, u->key, u->c);
+		p = m;
+		t = u;
+		up = true;
 	}
+	if (!up) {
+		bpf_for(i, 0, EDT_HEAP_BITS) {
+			m = t->kid[0];
+			u = hnode(m, n);
+			if (!u)
+				break;
+			r = hnode(t->kid[1], n);
+			if (r && vt_before(r->key, u->key)) {
+				m = t->kid[1];
+				u = r;
+			}
+			if (!vt_before(u->key, key))
+				break;
+			heap_hold(t, p, n, u->key, u->c);
+			p = m;
+			t = u;
+		}
+	}
+	heap_hold(t, p, n, key, c);
+	return 0;
 }
 
 /* The class at position pos (1: the top) of heap h, or 0: the path to it is pos's bits. */
@@ -704,8 +666,8 @@ __noinline u32 heap_at(struct edt_inst *in, u32 h, u32 pos)
 	return c;
 }
 
-/* Class x, not in heap h, into it by its node's key. */
-__noinline int heap_add(struct edt_inst *in, u32 h, u32 x)
+/* Class x, in no heap of its node, into heap h with key: its node the last place. */
+__noinline int heap_add(struct edt_inst *in, u32 h, u32 x, u64 key)
 {
 	u32 n = h ? 1 : 0, size, p;
 	struct edt_hnode *nx = hnode(x, n), *np;
@@ -720,6 +682,7 @@ __noinline int heap_add(struct edt_inst *in, u32 h, u32 x)
 		in->hsize[heap_idx(h)] = 1;
 		in->hroot[heap_idx(h)] = x;
 		in->hmask |= 1U << h;
+		heap_hold(nx, x, n, key, x);
 		return 0;
 	}
 	p = heap_at(in, h, size >> 1);
@@ -729,22 +692,29 @@ __noinline int heap_add(struct edt_inst *in, u32 h, u32 x)
 	in->hsize[heap_idx(h)] = size;
 	kid_set(np, size & 1, x);
 	nx->up = p;
-	heap_sift(in, h, x);
+	heap_sift(in, h, x, key, x);
 	return 0;
 }
 
-/* Class x out of heap h: the last position's class takes its place. */
+/*
+ * Class x out of heap h. The last place leaves the tree, its key taking
+ * the place of x's; then, x's own node being free to go, the last place's
+ * node takes its links.
+ */
 __noinline int heap_del(struct edt_inst *in, u32 h, u32 x)
 {
-	u32 n = h ? 1 : 0, size, last, up, k0, k1;
-	struct edt_hnode *nx = hnode(x, n), *nl, *t;
+	u32 n = h ? 1 : 0, size, last, p, mc = 0;
+	struct edt_hnode *nx = hnode(x, n), *nl, *np, *t;
+	u64 mkey = 0;
 
 	if (!in || h >= EDT_HEAPS || !nx)
 		return 0;
+	p = nx->at;
+	np = hnode(p, n);
 	size = in->hsize[heap_idx(h)];
 	last = heap_at(in, h, size);
 	nl = hnode(last, n);
-	if (!size || !nl)
+	if (!size || !nl || !np)
 		return 0;
 	in->hsize[heap_idx(h)] = size - 1;
 	if (size == 1)
@@ -753,46 +723,67 @@ __noinline int heap_del(struct edt_inst *in, u32 h, u32 x)
 		kid_set(t, size & 1, 0);
 	else
 		in->hroot[heap_idx(h)] = 0;
-	if (last != x) {
-		up = nx->up;
-		k0 = nx->kid[0];
-		k1 = nx->kid[1];
-		nl->up = up;
-		nl->kid[0] = k0;
-		nl->kid[1] = k1;
-		if ((t = hnode(up, n)))
+	if (p != last) {
+		mkey = nl->key;
+		mc = nl->c;
+	}
+	if (x != last) {
+		nl->up = nx->up;
+		nl->kid[0] = nx->kid[0];
+		nl->kid[1] = nx->kid[1];
+		if ((t = hnode(nl->up, n)))
 			kid_set(t, t->kid[1] == x, last);
 		else
 			in->hroot[heap_idx(h)] = last;
-		if ((t = hnode(k0, n)))
+		if ((t = hnode(nl->kid[0], n)))
 			t->up = last;
-		if ((t = hnode(k1, n)))
+		if ((t = hnode(nl->kid[1], n)))
 			t->up = last;
-		heap_sift(in, h, last);
+		heap_hold(nl, last, n, nx->key, nx->c);
+		if (p == x)
+			p = last;
 	}
+	if (mc)
+		heap_sift(in, h, p, mkey, mc);
 	nx->up = 0;
 	nx->kid[0] = 0;
 	nx->kid[1] = 0;
+	nx->at = 0;
 	return 0;
 }
 
-/* Class x of heap h, whose key changed, where it now goes. */
-__noinline int heap_resift(struct edt_inst *in, u32 h, u32 x)
+/* Class c's key, at place p of heap h, changed to key. */
+__noinline int heap_rekey(struct edt_inst *in, u32 h, u32 p, u64 key, u32 c)
 {
 	if (!in || h >= EDT_HEAPS)
 		return 0;
-	heap_sift(in, h, x);
+	heap_sift(in, h, p, key, c);
 	return 0;
 }
 
 /*
- * heap_resift, but a class alone in its heap (a lone cgroup sending
- * re-keys its class after every packet) stays on top without the call.
+ * Class c, q, into heap h with key, or its key there changed. A class
+ * alone in its heap (a lone cgroup sending re-keys its class after every
+ * packet) takes the new key without a call.
  */
-static __always_inline void heap_fix(struct edt_inst *in, u32 h, u32 x)
+static __always_inline void heap_set(struct edt_inst *in, u32 h, u32 c, struct edt_class *q,
+				     u64 key)
 {
-	if (in->hsize[heap_idx(h)] > 1)
-		heap_resift(in, h, x);
+	u32 n = h ? 1 : 0;
+	struct edt_hnode *nc = &q->hn[n];
+
+	if (!nc->at)
+		heap_add(in, h, c, key);
+	else if (nc->at == c && in->hsize[heap_idx(h)] == 1)
+		nc->key = key;
+	else
+		heap_rekey(in, h, nc->at, key, c);
+}
+
+/* The top of heap h: the place holding the least key, or NULL. */
+static __always_inline struct edt_hnode *heap_top(struct edt_inst *in, u32 h)
+{
+	return hnode(in->hroot[heap_idx(h)], h ? 1 : 0);
 }
 
 /* Class c, q, in heap h (of node 1) with key, out of the one it was in. */
@@ -800,15 +791,13 @@ static __always_inline void class_heap(struct edt_inst *in, u32 c, struct edt_cl
 				       u64 key)
 {
 	if (q->eh == h + 1) {
-		q->hn[1].key = key;
-		heap_fix(in, h, c);
+		heap_set(in, h, c, q, key);
 		return;
 	}
 	if (q->eh)
 		heap_del(in, q->eh - 1, c);
-	q->hn[1].key = key;
 	q->eh = h + 1;
-	heap_add(in, h, c);
+	heap_add(in, h, c, key);
 }
 
 /*
@@ -851,11 +840,7 @@ __noinline int class_place(struct edt_inst *in, u32 c, u64 now, const struct edt
 		return 0;
 	head = s->time_to_send;
 	t = clock_bound(&q->t_next, now, q->last_len, par->rate);
-	q->hn[0].key = t > head ? t : head;
-	if (q->hn[0].up || in->hroot[EDT_HEAP_RATE] == c)
-		heap_fix(in, EDT_HEAP_RATE, c);
-	else
-		heap_add(in, EDT_HEAP_RATE, c);
+	heap_set(in, EDT_HEAP_RATE, c, q, t > head ? t : head);
 	in->busy |= 2;
 	class_pace_set(in, q, class_pace(q, par));
 	q->prio = par->prio;
@@ -1323,10 +1308,15 @@ __noinline int edt_eval(struct edt_inst *in, const struct edt_cfg *cfg, u64 now,
  */
 __noinline int class_lendable(struct edt_inst *in, u64 now)
 {
-	u32 c = in ? in->hroot[EDT_HEAP_CEIL] : 0;
-	struct edt_class *q = cls_at(c);
+	struct edt_hnode *t = in ? heap_top(in, EDT_HEAP_CEIL) : NULL;
+	struct edt_class *q;
+	u32 c;
 
-	if (!q || !c || q->hn[1].key > now)
+	if (!t || t->key > now)
+		return 0;
+	c = t->c;
+	q = cls_at(c);
+	if (!q || !c)
 		return 0;
 	class_heap(in, c, q, EDT_HEAP_LEND + (q->prio < EDT_PRIOS ? q->prio : EDT_PRIOS - 1),
 		   q->vt);
@@ -1342,6 +1332,7 @@ __noinline int class_lendable(struct edt_inst *in, u64 now)
 __noinline int edt_heaps(struct edt_inst *in, u64 now, struct edt_pick *pk)
 {
 	struct edt_class *q;
+	struct edt_hnode *t;
 	u32 c, m;
 	u64 v;
 	int i;
@@ -1349,25 +1340,25 @@ __noinline int edt_heaps(struct edt_inst *in, u64 now, struct edt_pick *pk)
 	if (!in || !pk)
 		return 0;
 	/* The walk's iterator only when there is a class to move. */
-	c = in->hroot[EDT_HEAP_CEIL];
-	if ((q = cls_at(c)) && c && q->hn[1].key <= now) {
+	t = heap_top(in, EDT_HEAP_CEIL);
+	if (t && t->key <= now) {
 		bpf_for(i, 0, qd_cap_cgroups) {
 			if (!class_lendable(in, now))
 				break;
 		}
 	}
-	c = in->hroot[EDT_HEAP_RATE];
-	if ((q = cls_at(c)) && c) {
-		if (q->hn[0].key <= now) {
-			pk->best = c;
+	t = heap_top(in, EDT_HEAP_RATE);
+	if (t && t->c) {
+		if (t->key <= now) {
+			pk->best = t->c;
 			return 0;
 		}
-		if (q->hn[0].key < pk->when)
-			pk->when = q->hn[0].key;
+		if (t->key < pk->when)
+			pk->when = t->key;
 	}
-	c = in->hroot[EDT_HEAP_CEIL];
-	if ((q = cls_at(c)) && c && q->hn[1].key < pk->when)
-		pk->when = q->hn[1].key;
+	t = heap_top(in, EDT_HEAP_CEIL);
+	if (t && t->key < pk->when)
+		pk->when = t->key;
 	/*
 	 * The lowest prio with a class to lend to, the lowest bit of the
 	 * lending heaps' mask; the default class wins ties.
@@ -1386,7 +1377,10 @@ __noinline int edt_heaps(struct edt_inst *in, u64 now, struct edt_pick *pk)
 	}
 	if (!(m & 1))
 		i += 1;
-	c = in->hroot[heap_idx(EDT_HEAP_LEND + i)];
+	t = heap_top(in, EDT_HEAP_LEND + i);
+	if (!t)
+		return 0;
+	c = t->c;
 	q = cls_at(c);
 	if (!q || !c)
 		return 0;

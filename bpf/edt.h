@@ -106,13 +106,17 @@ struct edt_stats {
 };
 
 /*
- * A node of a binary heap of cgroup classes (by class index; 0: none):
- * the heap is a complete binary tree linked through its members, so that
- * it costs nothing per instance beyond its root and size.
+ * A class's node in a binary heap of cgroup classes (by class index; 0:
+ * none). The nodes are the heap's places: a complete binary tree linked
+ * through its members, so that it costs nothing per instance beyond its
+ * root and size. A sift moves keys between places and leaves the links
+ * alone; a class's own node is in the tree exactly while its key is.
  */
 struct edt_hnode {
-	__u64 key;
+	__u64 key; /* of class c, whose key this place holds */
+	__u32 c;
 	__u32 up, kid[2];
+	__u32 at; /* the place holding this class's own key; 0: in no heap */
 };
 
 /*
