@@ -595,7 +595,12 @@ __noinline int heap_sift(struct edt_inst *in, u32 h, u32 p, u64 key, u32 c)
 
 	if (!in || !t)
 		return 0;
-	bpf_for(i, 0, EDT_HEAP_BITS) {
+	/*
+	 * Plain bounded loops, not bpf_for: an iterator's step is a kfunc
+	 * call, as dear as the step itself here.
+	 */
+#pragma clang loop unroll(disable)
+	for (i = 0; i < EDT_HEAP_BITS; i++) {
 		m = t->up;
 		u = hnode(m, n);
 		if (!u || !vt_before(key, u->key))
@@ -606,7 +611,8 @@ __noinline int heap_sift(struct edt_inst *in, u32 h, u32 p, u64 key, u32 c)
 		up = true;
 	}
 	if (!up) {
-		bpf_for(i, 0, EDT_HEAP_BITS) {
+#pragma clang loop unroll(disable)
+		for (i = 0; i < EDT_HEAP_BITS; i++) {
 			m = t->kid[0];
 			u = hnode(m, n);
 			if (!u)
