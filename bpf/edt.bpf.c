@@ -163,6 +163,17 @@ struct {
 	__type(value, u32);
 } class_of SEC(".maps");
 
+/*
+ * The registration's cache of sockets' cgroups (edt.h): one bucket a
+ * class of the capacity "cgroups", which qdiscctl sizes it for.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EDT_DEF_CGROUPS);
+	__type(key, u32);
+	__type(value, struct edt_cgc_bucket);
+} cgc SEC(".maps");
+
 /* Classes given back. */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK);
@@ -1102,13 +1113,31 @@ static __always_inline u64 sock_cgroup_id(const struct sock *sk)
 }
 
 /*
- * Cgroup cg's place in an instance's cache: Fibonacci hashing spreads both
- * the consecutive ids kernfs gives cgroups made in turn and ids a stride
- * apart (the low bits alone put every 64th cgroup in one place of 64).
+ * The bucket of cgroup cg under entry set set: the high half of a
+ * Fibonacci hash spreads both the consecutive ids kernfs gives cgroups
+ * made in turn and ids a stride apart, and its product with the bucket
+ * count is below that count, which need be no power of two. A capacity
+ * beyond the map's finds no bucket, and so no cache.
  */
-static __always_inline struct edt_cgc *cgc_at(struct edt_inst *in, u64 cg)
+static __always_inline struct edt_cgc_bucket *cgc_at(u64 cg, u32 set)
 {
-	return &in->cgc[(cg * 0x9E3779B97F4A7C15ULL) >> (64 - EDT_CGC_BITS)];
+	u64 h = ((cg ^ ((u64)set << 32)) * 0x9E3779B97F4A7C15ULL) >> 32;
+	u32 b = (h * qd_cap_cgroups) >> 32;
+
+	return bpf_map_lookup_elem(&cgc, &b);
+}
+
+/*
+ * What a place of the cache holds besides its fields: a mix of them and
+ * of the instance's slot, each field by its own odd multiplier, so that a
+ * place one writer filled partly and another the rest, or that another
+ * instance filled, does not pass for this instance's.
+ */
+static __always_inline u64 cgc_check(u64 cg, u64 eid, u32 set, u32 c, u32 slot)
+{
+	return cg * 0x9E3779B97F4A7C15ULL ^ eid * 0xC2B2AE3D27D4EB4FULL ^
+	       (((u64)set << 32) | c) * 0x165667B19E3779F9ULL ^
+	       ((u64)slot + 1) * 0xD6E8FEB86659FD93ULL;
 }
 
 /* No class known: cgc_find's answer when the cache has none for the cgroup. */
@@ -1116,24 +1145,54 @@ static __always_inline struct edt_cgc *cgc_at(struct edt_inst *in, u64 cg)
 
 /*
  * The class of instance slot a socket of cgroup cg sends to (0: the
- * default class), as cached under the cfg's set, or EDT_CGC_MISS. A
- * cached class is taken only while it is still the one of the entry:
- * it may have gone back to the pool and been taken again since.
+ * default class), as place k caches it under the cfg's set, or
+ * EDT_CGC_MISS. Each field is read once (another CPU may be writing it),
+ * and the class is taken only while it is still the one of the entry: it
+ * may have gone back to the pool and been taken again since.
  */
-static __always_inline u32 cgc_find(struct edt_inst *in, const struct edt_cfg *cfg, u32 slot,
-				    u64 cg)
+static __always_inline u32 cgc_way(const struct edt_cgc *k, u32 set, u32 slot, u64 cg)
 {
-	struct edt_cgc *k = cgc_at(in, cg);
 	struct edt_class *q;
+	u64 eid;
+	u32 c;
 
-	if (k->cg != cg || k->set != cfg->cgset)
+	if (*(volatile const u64 *)&k->cg != cg || *(volatile const u32 *)&k->set != set)
 		return EDT_CGC_MISS;
-	if (!k->c)
+	eid = *(volatile const u64 *)&k->eid;
+	c = *(volatile const u32 *)&k->c;
+	if (*(volatile const u64 *)&k->check != cgc_check(cg, eid, set, c, slot))
+		return EDT_CGC_MISS;
+	if (!c)
 		return 0;
-	q = cls_at(k->c);
-	if (!q || q->owner != slot + 1 || q->id != k->eid || q->ent_set != cfg->cgset)
+	q = cls_at(c);
+	if (!q || q->owner != slot + 1 || q->id != eid || q->ent_set != set)
 		return EDT_CGC_MISS;
-	return k->c;
+	return c;
+}
+
+static __always_inline u32 cgc_find(const struct edt_cgc_bucket *b, u32 set, u32 slot, u64 cg)
+{
+	u32 c = cgc_way(&b->way[0], set, slot, cg);
+
+	return c != EDT_CGC_MISS ? c : cgc_way(&b->way[1], set, slot, cg);
+}
+
+/*
+ * Cache class c of cgroup cg, entry eid, in bucket b, first: what was
+ * first moves second, unless it was this cgroup's (then stale).
+ */
+static __always_inline void cgc_put(struct edt_cgc_bucket *b, u32 set, u32 slot, u64 cg, u64 eid,
+				    u32 c)
+{
+	struct edt_cgc *k = &b->way[0];
+
+	if (k->cg != cg || k->set != set)
+		b->way[1] = *k;
+	k->cg = cg;
+	k->eid = eid;
+	k->set = set;
+	k->c = c;
+	k->check = cgc_check(cg, eid, set, c, slot);
 }
 
 SEC("struct_ops/edt_enqueue")
@@ -1145,7 +1204,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	u64 now, ready, stamp, snd, delay, lag, rate, cg;
 	const struct edt_cgroup *e;
 	struct edt_class *q = NULL;
-	struct edt_cgc *k;
+	struct edt_cgc_bucket *b = NULL;
 	struct edt_fast *f;
 	struct edt_par par;
 	const struct sock *sk;
@@ -1157,8 +1216,10 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	sk = local_sock(skb, &tcp);
 	/* Without entries (cgset 0) every packet is the default class's. */
 	cg = cfg->cgset ? sock_cgroup_id(sk) : 0;
-	if (cg)
-		c = cgc_find(in, cfg, id, cg);
+	if (cg) {
+		b = cgc_at(cg, cfg->cgset);
+		c = b ? cgc_find(b, cfg->cgset, id, cg) : EDT_CGC_MISS;
+	}
 	if (c == EDT_CGC_MISS) {
 		c = 0;
 		e = edt_entry_of(sk, cfg);
@@ -1177,11 +1238,8 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 				goto drop;
 			class_ent_keep(cfg, q, e);
 		}
-		k = cgc_at(in, cg);
-		k->cg = cg;
-		k->eid = e ? e->id : 0;
-		k->c = c;
-		k->set = cfg->cgset;
+		if (b)
+			cgc_put(b, cfg->cgset, id, cg, e ? e->id : 0, c);
 	}
 	q = c ? cls_at(c) : &in->classes[0];
 	if (!q)
@@ -1717,9 +1775,6 @@ static __always_inline void edt_heaps_init(struct edt_inst *in)
 		in->hsize[i & (EDT_HEAP_ROOM - 1)] = 0;
 	}
 	in->hmask = 0;
-	/* Nothing cached under set 0, which names no entries. */
-	bpf_for(i, 0, EDT_CGC)
-		in->cgc[i & (EDT_CGC - 1)].set = 0;
 	in->cg_backlog = 0;
 	in->pace_sum = 0;
 	in->pace_inf = 0;

@@ -175,19 +175,29 @@ struct edt_class {
 };
 
 /*
- * An instance's cache of sockets' cgroups: which class (0: the default
- * class) a socket of cgroup cg sends to under the cfg's cgset set, found
- * by a multiplicative hash of the cgroup's id, so that a packet of a
- * cgroup seen before takes no hash lookup. eid: the cgroup of the class's
- * entry. 256 of them: 6 KiB an instance, as fq's buckets.
+ * The registration's cache of sockets' cgroups: which class (0: the
+ * default class) a socket of cgroup cg sends to in the instance whose
+ * cfg names entry set set, so that a packet of a cgroup seen before takes
+ * no hash lookup. eid: the cgroup of the class's entry. Every instance
+ * shares it, as it shares the classes: one bucket of EDT_CGC_WAYS for each
+ * class the capacity "cgroups" has room for, so that it holds every
+ * class with room to spare however the classes are spread over instances,
+ * and an instance slot pays nothing for it. Instances on other CPUs may
+ * write a place while it is read: check, a hash of the other fields and of
+ * the instance's slot, tells a place written whole for this instance from
+ * one mixed by two writers, or written for another instance.
  */
-#define EDT_CGC_BITS 8
-#define EDT_CGC	     (1U << EDT_CGC_BITS)
+#define EDT_CGC_WAYS 2
 struct edt_cgc {
 	__u64 cg;
 	__u64 eid;
-	__u32 c;
 	__u32 set;
+	__u32 c;
+	__u64 check;
+};
+
+struct edt_cgc_bucket {
+	struct edt_cgc way[EDT_CGC_WAYS];
 };
 
 struct edt_inst {
@@ -211,7 +221,6 @@ struct edt_inst {
 	__u64 pace_sum;	  /* bytes/s: the paces of those with packets... */
 	__u32 pace_inf;	  /* ...but these, unlimited */
 	__u32 hmask;	  /* bit h: heap h has classes (dequeue reads no empty one) */
-	struct edt_cgc cgc[EDT_CGC];
 	struct edt_class classes[EDT_CLASSES];
 };
 

@@ -305,7 +305,7 @@ static uint32_t edt_map_entries(const char *map, const uint32_t *cap)
 	if (!strcmp(map, "cls"))
 		return 1 + cap[EDT_CAP_CGROUPS];
 	if (!strcmp(map, "cgroups") || !strcmp(map, "cgroup_list") || !strcmp(map, "class_of") ||
-	    !strcmp(map, "cls_pool"))
+	    !strcmp(map, "cls_pool") || !strcmp(map, "cgc"))
 		return cap[EDT_CAP_CGROUPS];
 	return 0;
 }
