@@ -606,10 +606,10 @@ __noinline int heap_sift(struct edt_inst *in, u32 h, u32 p, u64 key, u32 c)
 
 	if (!in || !t)
 		return 0;
-	/*
-	 * Plain bounded loops, not bpf_for: an iterator's step is a kfunc
-	 * call, as dear as the step itself here.
-	 */
+		/*
+		 * Plain bounded loops, not bpf_for: an iterator's step is a kfunc
+		 * call, as dear as the step itself here.
+		 */
 #pragma clang loop unroll(disable)
 	for (i = 0; i < EDT_HEAP_BITS; i++) {
 		m = t->up;
@@ -1113,15 +1113,17 @@ static __always_inline u64 sock_cgroup_id(const struct sock *sk)
 }
 
 /*
- * The bucket of cgroup cg under entry set set: the high half of a
- * Fibonacci hash spreads both the consecutive ids kernfs gives cgroups
- * made in turn and ids a stride apart, and its product with the bucket
- * count is below that count, which need be no power of two. A capacity
- * beyond the map's finds no bucket, and so no cache.
+ * The bucket of cgroup cg for instance slot under entry set set: the high
+ * half of a Fibonacci hash spreads both the consecutive ids kernfs gives
+ * cgroups made in turn and ids a stride apart, and its product with the
+ * bucket count is below that count, which need be no power of two. The
+ * slot is in the hash: mq's children may share a set, and a cgroup
+ * sending through many of them would otherwise take turns in two ways.
+ * A capacity beyond the map's finds no bucket, and so no cache.
  */
-static __always_inline struct edt_cgc_bucket *cgc_at(u64 cg, u32 set)
+static __always_inline struct edt_cgc_bucket *cgc_at(u64 cg, u32 set, u32 slot)
 {
-	u64 h = ((cg ^ ((u64)set << 32)) * 0x9E3779B97F4A7C15ULL) >> 32;
+	u64 h = ((cg ^ ((u64)set << 32) ^ ((u64)slot << 20)) * 0x9E3779B97F4A7C15ULL) >> 32;
 	u32 b = (h * qd_cap_cgroups) >> 32;
 
 	return bpf_map_lookup_elem(&cgc, &b);
@@ -1217,7 +1219,7 @@ int BPF_PROG(edt_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_
 	/* Without entries (cgset 0) every packet is the default class's. */
 	cg = cfg->cgset ? sock_cgroup_id(sk) : 0;
 	if (cg) {
-		b = cgc_at(cg, cfg->cgset);
+		b = cgc_at(cg, cfg->cgset, id);
 		c = b ? cgc_find(b, cfg->cgset, id, cg) : EDT_CGC_MISS;
 	}
 	if (c == EDT_CGC_MISS) {
