@@ -859,6 +859,7 @@ __noinline int class_place(struct edt_inst *in, u32 c, u64 now, const struct edt
 	t = clock_bound(&q->t_next, now, q->last_len, par->rate);
 	heap_set(in, EDT_HEAP_RATE, c, q, t > head ? t : head);
 	in->busy |= 2;
+	in->due = 0;
 	class_pace_set(in, q, class_pace(q, par));
 	q->prio = par->prio;
 	if (par->ceil <= par->rate) {
@@ -888,6 +889,7 @@ __noinline int class_idle(struct edt_inst *in, u32 c)
 	if (q->eh)
 		heap_del(in, q->eh - 1, c);
 	q->eh = 0;
+	in->due = 0;
 	class_pace_set(in, q, 0);
 	if (!in->hsize[EDT_HEAP_RATE])
 		in->busy &= ~2U;
@@ -1076,6 +1078,7 @@ static __always_inline int edt_queue(struct sk_buff *skb, struct Qdisc *sch,
 	} else {
 		q->t_last = stamp;
 		in->busy |= 1;
+		in->due = 0;
 	}
 	sch->q.qlen++;
 	sch->qstats.backlog += len;
@@ -1568,6 +1571,8 @@ static __always_inline struct sk_buff *class_pop(struct Qdisc *sch, struct edt_i
 	struct sk_buff *skb = bpf_kptr_xchg(&s->skb, NULL);
 	u32 p = q->head;
 
+	/* Its class's head and clocks, and the link's, move. */
+	in->due = 0;
 	q->head = s->next;
 	pkt_free(&in->pkt_cache, p, s);
 	if (!--q->qlen) {
@@ -1675,9 +1680,17 @@ __noinline int class_sent(struct edt_inst *in, const struct edt_cfg *cfg,
 	return 0;
 }
 
-/* Come back at t, with the slack the options allow. */
-static __always_inline void edt_watchdog(struct Qdisc *sch, const struct edt_cfg *cfg, u64 t)
+/*
+ * Come back at t, with the slack the options allow. A timer set for t
+ * that has not fired (now < t) is set already: the kernel cancels it only
+ * in a reset, which forgets wd_at.
+ */
+static __always_inline void edt_watchdog(struct Qdisc *sch, const struct edt_cfg *cfg,
+					 struct edt_inst *in, u64 now, u64 t)
 {
+	if (t == in->wd_at && now < t)
+		return;
+	in->wd_at = t;
 	bpf_qdisc_watchdog_schedule(sch, t, cfg_min(cfg->timer_slack, EDT_MAX_TIMER_SLACK));
 }
 
@@ -1719,7 +1732,7 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 		return edt_sent(sch, in, now, skb, len);
 	}
 	if (clock_bound(&in->t_next, now, in->last_len, rate) > now) {
-		edt_watchdog(sch, cfg, in->t_next);
+		edt_watchdog(sch, cfg, in, now, in->t_next);
 		return NULL;
 	}
 	/*
@@ -1733,7 +1746,7 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 		if (!s)
 			return NULL;
 		if (s->time_to_send > now) {
-			edt_watchdog(sch, cfg, s->time_to_send);
+			edt_watchdog(sch, cfg, in, now, s->time_to_send);
 			return NULL;
 		}
 		skb = class_pop(sch, in, q, s, 0, &len);
@@ -1743,12 +1756,25 @@ struct sk_buff *BPF_PROG(edt_dequeue, struct Qdisc *sch)
 		return edt_sent(sch, in, now, skb, len);
 	}
 
+	/*
+	 * Nothing sent, emptied or placed since the classes were last
+	 * weighed and found nothing due before in->due, and the options are
+	 * the ones they were checked for (every change names a new cgset):
+	 * the weighing would find the same. Most dequeues that find nothing
+	 * follow an enqueue to a class with packets, which changes no key.
+	 */
+	if (in->due > now && in->cgset && in->cgset == cfg->cgset) {
+		edt_watchdog(sch, cfg, in, now, in->due);
+		return NULL;
+	}
 	ch = (struct edt_choice){ .now = now, .slot = qd_slot(sch) };
 	edt_choose(in, cfg, &ch);
 	c = ch.c;
 	if (c == EDT_NONE) {
-		if (ch.when != ~0ULL)
-			edt_watchdog(sch, cfg, ch.when);
+		if (ch.when != ~0ULL) {
+			in->due = ch.when;
+			edt_watchdog(sch, cfg, in, now, ch.when);
+		}
 		return NULL;
 	}
 	q = c ? cls_at(c) : &in->classes[0];
@@ -1856,6 +1882,8 @@ static __noinline void edt_drain(struct edt_inst *in, u32 id)
 	in->busy = 0;
 	in->t_next = 0;
 	in->last_len = 0;
+	in->due = 0;
+	in->wd_at = 0;
 }
 
 /* Give cgroup class c of instance slot back; returns the next of the instance's. */
@@ -1912,6 +1940,8 @@ int BPF_PROG(edt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext
 	in->cls_head = 0;
 	edt_heaps_init(in);
 	in->cgset = 0;
+	in->due = 0;
+	in->wd_at = 0;
 	in->t_next = 0;
 	in->last_len = 0;
 	in->inv_rate = 0;

@@ -221,6 +221,13 @@ struct edt_inst {
 	__u64 pace_sum;	  /* bytes/s: the paces of those with packets... */
 	__u32 pace_inf;	  /* ...but these, unlimited */
 	__u32 hmask;	  /* bit h: heap h has classes (dequeue reads no empty one) */
+	/*
+	 * Nothing may go before due (0: unknown), as dequeue last weighed
+	 * the classes, checked for cgset; what could change that (a class
+	 * placed, emptied or sent from) sets it 0.
+	 */
+	__u64 due;
+	__u64 wd_at; /* the watchdog was last set for this time */
 	struct edt_class classes[EDT_CLASSES];
 };
 
