@@ -595,7 +595,9 @@ static __always_inline void heap_hold(struct edt_hnode *t, u32 p, u32 n, u64 key
 /*
  * Class c's key into place p of heap h, then to where it goes: the keys
  * it passes move a place each, as in an array heap. One global function
- * for the whole sift, since a step costs a few lookups and no relinking.
+ * for the whole sift, since a step costs a few lookups and no relinking;
+ * its loops are plain bounded loops, not bpf_for, whose every step is a
+ * kfunc call, as dear as a step of the sift.
  */
 __noinline int heap_sift(struct edt_inst *in, u32 h, u32 p, u64 key, u32 c)
 {
@@ -606,10 +608,6 @@ __noinline int heap_sift(struct edt_inst *in, u32 h, u32 p, u64 key, u32 c)
 
 	if (!in || !t)
 		return 0;
-		/*
-		 * Plain bounded loops, not bpf_for: an iterator's step is a kfunc
-		 * call, as dear as the step itself here.
-		 */
 #pragma clang loop unroll(disable)
 	for (i = 0; i < EDT_HEAP_BITS; i++) {
 		m = t->up;
