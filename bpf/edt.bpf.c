@@ -767,15 +767,6 @@ __noinline int heap_del(struct edt_inst *in, u32 h, u32 x)
 	return 0;
 }
 
-/* Class c's key, at place p of heap h, changed to key. */
-__noinline int heap_rekey(struct edt_inst *in, u32 h, u32 p, u64 key, u32 c)
-{
-	if (!in || h >= EDT_HEAPS)
-		return 0;
-	heap_sift(in, h, p, key, c);
-	return 0;
-}
-
 /*
  * Class c, q, into heap h with key, or its key there changed. A class
  * alone in its heap (a lone cgroup sending re-keys its class after every
@@ -792,7 +783,7 @@ static __always_inline void heap_set(struct edt_inst *in, u32 h, u32 c, struct e
 	else if (nc->at == c && in->hsize[heap_idx(h)] == 1)
 		nc->key = key;
 	else
-		heap_rekey(in, h, nc->at, key, c);
+		heap_sift(in, h, nc->at, key, c);
 }
 
 /* The top of heap h: the place holding the least key, or NULL. */
@@ -887,7 +878,6 @@ __noinline int class_idle(struct edt_inst *in, u32 c)
 	if (q->eh)
 		heap_del(in, q->eh - 1, c);
 	q->eh = 0;
-	in->due = 0;
 	class_pace_set(in, q, 0);
 	if (!in->hsize[EDT_HEAP_RATE])
 		in->busy &= ~2U;
@@ -1569,7 +1559,7 @@ static __always_inline struct sk_buff *class_pop(struct Qdisc *sch, struct edt_i
 	struct sk_buff *skb = bpf_kptr_xchg(&s->skb, NULL);
 	u32 p = q->head;
 
-	/* Its class's head and clocks, and the link's, move. */
+	/* Its class's head and clocks, and the link's, move; it may empty. */
 	in->due = 0;
 	q->head = s->next;
 	pkt_free(&in->pkt_cache, p, s);
