@@ -196,7 +196,7 @@ static void check_default_words(void)
 	CHECK_INT(qd_kind_words(edt, cfg, words, sizeof(words)), 0);
 	CHECK_STR(words, "rate 0bit burst auto horizon 500us ce_threshold 50us min_inflight 2 "
 			 "limit 10000 backpressure default_rate unlimited default_ceil none "
-			 "default_prio 0 default_weight 1 timer_slack 10us");
+			 "default_prio 0 default_weight 1 timer_slack 50us");
 	qd_kind_defaults(fq, cfg);
 	CHECK_INT(qd_kind_words(fq, cfg, words, sizeof(words)), 0);
 	CHECK_STR(words,
