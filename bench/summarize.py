@@ -318,8 +318,9 @@ def md(res, png=None):
         L.append("N cgroups configured (edt: cgroup entries; htb: classes under one parent, a BPF classifier mapping "
                  "the socket's cgroup id to the classid), 60-byte UDP datagrams from sockets in the sending ones, each "
                  "class at 20 Mbit/s / sending. Instructions per packet: busy guest time over 1 s / packets va sent; "
-                 "rates: a class's bytes (the qdisc's count) / its configured rate, the mean over the sending classes "
-                 "and the lowest and highest.\n")
+                 "rates: a class's bytes (the qdisc's count) between two snapshots, over the time between them (the "
+                 "packets the classes counted at va's packet rate in the window) / its configured rate, the mean over "
+                 "the sending classes and the lowest and highest.\n")
         L.append("| cgroups (sending) | htb instr/pkt | edt instr/pkt | edt × htb (packets per instruction) | "
                  "htb rate (min–max) | edt rate (min–max) | busy share (htb/edt) | spread (htb/edt) |")
         L.append("|---|---|---|---|---|---|---|---|")

@@ -43,9 +43,7 @@
  *                                      idle time an idle-priority thread
  *                                      counts, SPIN_NS an iteration), then
  *                                      runs "CMD... 1"; prints "PACKETS
- *                                      BUSY_NS WINDOW_NS SNAP_NS SENT":
- *                                      SNAP_NS from the middle of one CMD
- *                                      to the middle of the other
+ *                                      BUSY_NS WINDOW_NS SENT"
  *
  * Under qemu's -icount shift=0 the guest clock counts instructions, so
  * these times are instruction counts and repeat across boots.
@@ -431,7 +429,7 @@ static int cmd_cgsend(char **argv, char **cmd, int ncmd)
 	struct mmsghdr msgs[CG_BATCH];
 	struct epoll_event ev, evs[256];
 	char path[4096], home[4200] = "/sys/fs/cgroup";
-	uint64_t t_start, c0 = 0, c1 = 0, s0 = 0, s1 = 0, p0 = 0, p1 = 0, r0 = 0, r1 = 0, tsnap = 0;
+	uint64_t t_start, c0 = 0, c1 = 0, s0 = 0, s1 = 0, p0 = 0, p1 = 0;
 	uint64_t sent = 0, sent0 = 0;
 	int *fds, ep, txfd, snapfd = -1, phase = 0, st;
 	pid_t snap_pid = 0;
@@ -493,7 +491,6 @@ static int cmd_cgsend(char **argv, char **cmd, int ncmd)
 		/* 0: warming up; 1: the first snapshot runs; 2: the window;
 		 * 3: the second snapshot runs. */
 		if (phase == 0 && t >= t_start + warm) {
-			tsnap = now_ns();
 			snapfd = spawn_snap(ep, cmd, ncmd, "0", &snap_pid);
 			if (snapfd < 0)
 				return die("snapshot");
@@ -506,7 +503,6 @@ static int cmd_cgsend(char **argv, char **cmd, int ncmd)
 			spin_quit = 1;
 			pthread_join(spinner, NULL);
 			sent0 = sent - sent0;
-			tsnap = c1;
 			snapfd = spawn_snap(ep, cmd, ncmd, "1", &snap_pid);
 			if (snapfd < 0)
 				return die("snapshot");
@@ -523,8 +519,6 @@ static int cmd_cgsend(char **argv, char **cmd, int ncmd)
 			int fd, m;
 
 			if (evs[i].data.u64 == UINT64_MAX) {
-				uint64_t mid = tsnap + (now_ns() - tsnap) / 2;
-
 				if (waitpid(snap_pid, &st, 0) < 0 || !WIFEXITED(st) ||
 				    WEXITSTATUS(st)) {
 					fprintf(stderr,
@@ -534,7 +528,6 @@ static int cmd_cgsend(char **argv, char **cmd, int ncmd)
 				epoll_ctl(ep, EPOLL_CTL_DEL, snapfd, NULL);
 				close(snapfd);
 				if (phase == 1) {
-					r0 = mid;
 					if (pthread_create(&spinner, NULL, spin_thread, NULL))
 						return die("pthread_create");
 					c0 = now_ns();
@@ -543,7 +536,6 @@ static int cmd_cgsend(char **argv, char **cmd, int ncmd)
 					sent0 = sent;
 					phase = 2;
 				} else {
-					r1 = mid;
 					phase = 4;
 				}
 				continue;
@@ -559,9 +551,9 @@ static int cmd_cgsend(char **argv, char **cmd, int ncmd)
 				return die("sendmmsg");
 		}
 	}
-	printf("%llu %.0f %llu %llu %llu\n", (unsigned long long)(p1 - p0),
+	printf("%llu %.0f %llu %llu\n", (unsigned long long)(p1 - p0),
 	       (double)(c1 - c0) - (double)(s1 - s0) * spin_ns, (unsigned long long)(c1 - c0),
-	       (unsigned long long)(r1 - r0), (unsigned long long)sent0);
+	       (unsigned long long)sent0);
 	return 0;
 }
 
