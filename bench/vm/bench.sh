@@ -489,14 +489,11 @@ cg_run() { # TEST KIND REP N ACTIVE
 	bench "$1" busy "$2" "$3" "$(awk -v b="$7" -v w="$8" 'BEGIN { printf "%.4f", b / w }')"
 	# Datagrams sent beyond those va sent were dropped by the qdisc.
 	[ "$9" -le $(($6 + $6 / 50)) ] || note "warning: cgroups: $1 $2 rep $3: sent $9 datagrams, va $6"
-	# Bytes and packets of each class between the snapshots. The time
-	# between the two reads of a class is not the time between the
-	# middles of the commands' runs: with 1,024 classes sending,
-	# qdiscctl's run takes 105-115 ms and tc's 47 ms, and measured from
-	# the middles edt's classes read as 0.98 of their rate while va sent
-	# at 1.000 (during the runs too). So the time between the reads is
-	# the packets the classes counted between them at the rate va sent in
-	# the window, which a backlogged shaper holds.
+	# Bytes and packets of each class between the snapshots. A snapshot
+	# reads its classes at one point of its run, and no clock here knows
+	# which, so the time between the reads is the packets the classes
+	# counted between them at the rate va sent in the window, which a
+	# backlogged shaper holds (bench/README.md, "The cgroups section").
 	case $2 in
 	htb) _jq='.[] | select(.parent == "1:1") | "\(.handle) \(.stats.bytes) \(.stats.packets)"' ;;
 	edt) _jq='.[0].cgroups[] | "\(.path) \(.bytes) \(.packets)"' ;;
